@@ -1,0 +1,79 @@
+"""One entry point for a fresh machine: set up .venv with the pinned tools, then run a job.
+
+    python3 dev.py test    lint, type-check, then the test suite in real Blender
+    python3 dev.py demo    build the extension and bake the bundled demo scene into out/
+    python3 dev.py build   build dist/impulse_bake-<version>.zip
+
+Needs Python 3.11 (the bpy wheel exists only for it) and access to PyPI.
+"""
+
+import hashlib
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+PYTHON = VENV / "bin" / "python"
+
+
+def _python311() -> str:
+    if sys.version_info[:2] == (3, 11):
+        return sys.executable
+    found = shutil.which("python3.11")
+    if found is None:
+        raise SystemExit("dev.py: Python 3.11 is required (bpy 5.0.1 is built for it only)")
+    return found
+
+
+def _run(*command: str) -> None:
+    result = subprocess.run(command, cwd=ROOT)
+    if result.returncode != 0:
+        raise SystemExit(f"dev.py: failed ({result.returncode}): {' '.join(command)}")
+
+
+def ensure_venv() -> None:
+    """Create .venv and install the pinned dev group; skip when pyproject.toml is unchanged."""
+    stamp = VENV / ".impulse-installed"
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if stamp.exists() and stamp.read_text() == wanted:
+        return
+    if not PYTHON.exists():
+        if sys.version_info[:2] == (3, 11):
+            venv.create(VENV, with_pip=True)
+        else:
+            _run(_python311(), "-m", "venv", str(VENV))
+    _run(str(PYTHON), "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1")
+    _run(str(PYTHON), "-m", "pip", "install", "--quiet", "--group", "dev")
+    stamp.write_text(wanted)
+
+
+def build() -> Path:
+    _run(str(PYTHON), "build.py")
+    return next((ROOT / "dist").glob("impulse_bake-*.zip"))
+
+
+def test() -> None:
+    _run(str(PYTHON), "-m", "ruff", "check", ".")
+    _run(str(PYTHON), "-m", "pytest")
+
+
+def demo() -> None:
+    archive = build()
+    _run(str(PYTHON), "batch.py", "--install", str(archive), "demo", "--output", "out")
+
+
+JOBS = {"test": test, "demo": demo, "build": build}
+
+
+def main() -> None:
+    if len(sys.argv) != 2 or sys.argv[1] not in JOBS:
+        raise SystemExit(__doc__)
+    ensure_venv()
+    JOBS[sys.argv[1]]()
+
+
+if __name__ == "__main__":
+    main()

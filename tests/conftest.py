@@ -1,0 +1,44 @@
+"""Shared test set-up: real Blender (the bpy module) with Impulse installed as an extension.
+
+BLENDER_USER_RESOURCES points at a throwaway folder before anything imports bpy, so tests never
+touch a user's Blender configuration. Solver-only tests do not pay for the Blender set-up: only
+tests that ask for the `impulse` fixture build and install the zip.
+"""
+
+import importlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BLENDER_USER = Path(tempfile.mkdtemp(prefix="impulse-blender-user-"))
+os.environ["BLENDER_USER_RESOURCES"] = str(BLENDER_USER)
+EXTENSION_MODULE = "bl_ext.user_default.impulse_bake"
+
+
+@pytest.fixture(scope="session")
+def impulse(tmp_path_factory):
+    """Build the zip, install and enable it in Blender; return the extension's module."""
+    import bpy
+
+    sys.path.insert(0, str(ROOT))
+    import build
+
+    archive = build.build(tmp_path_factory.mktemp("dist"))
+    result = bpy.ops.extensions.package_install_files(
+        filepath=str(archive), repo="user_default", enable_on_install=True
+    )
+    assert result == {"FINISHED"}, result
+    return importlib.import_module(EXTENSION_MODULE)
+
+
+@pytest.fixture
+def scene(impulse):
+    """An empty scene in a fresh file, with the extension still enabled."""
+    import bpy
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    return bpy.context.scene
