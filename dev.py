@@ -57,6 +57,7 @@ def build() -> Path:
 
 def test() -> None:
     _run(str(PYTHON), "-m", "ruff", "check", ".")
+    _run(str(PYTHON), "-m", "mypy")  # files and settings: [tool.mypy] in pyproject.toml
     _run(str(PYTHON), "-m", "pytest")
 
 

@@ -1,15 +1,19 @@
-"""PLACEHOLDER: filled in by the Blender-side work."""
+"""The Blender side that is neither an operator nor a panel: data model, presets, bake, batch.
 
-import bpy
+MODULES is the one place registration is listed: every module in it has register() and
+unregister(), called in order (and in reverse). Add a module here to hook it in.
+"""
 
-CLASSES: tuple[type, ...] = ()
+from . import cli, presets, properties, report_cli, report_state
+
+MODULES = (properties, presets, cli, report_state, report_cli)
 
 
 def register() -> None:
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
+    for module in MODULES:
+        module.register()
 
 
 def unregister() -> None:
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+    for module in reversed(MODULES):
+        module.unregister()

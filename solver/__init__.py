@@ -8,3 +8,38 @@ the body axes as columns; contact normals point from body a to body b; lengths a
 from . import quaternion
 
 __all__ = ["quaternion"]
+
+# --- geometry (A1): oriented boxes, mass properties, broad phase ---
+from .broadphase import aabbs, sweep_and_prune
+from .mass import MassProperties, box_inertia, mass_properties, sphere_inertia
+from .obb import MIN_HALF_EXTENT, OrientedBox, obb_from_points
+
+__all__ += [
+    "MIN_HALF_EXTENT",
+    "MassProperties",
+    "OrientedBox",
+    "aabbs",
+    "box_inertia",
+    "mass_properties",
+    "obb_from_points",
+    "sphere_inertia",
+    "sweep_and_prune",
+]
+# --- end geometry (A1) ---
+
+# --- narrow phase (A2): SAT, contact manifolds, time of impact ---
+from .collision import Manifold, collide  # noqa: E402
+from .contacts import Contacts, find_contacts  # noqa: E402
+from .shapes import BOX, SPHERE, Box, Sphere  # noqa: E402
+from .toi import time_of_impact, time_of_impact_batch  # noqa: E402
+
+__all__ += ["BOX", "SPHERE", "Box", "Contacts", "Manifold", "Sphere", "collide", "find_contacts",
+            "time_of_impact", "time_of_impact_batch"]
+# --- end narrow phase (A2) ---
+
+# --- dynamics (B): the World, its trajectories ---
+from .trajectory import Cancelled, Trajectory  # noqa: E402
+from .world import World  # noqa: E402
+
+__all__ += ["Cancelled", "Trajectory", "World"]
+# --- end dynamics (B) ---

@@ -1,15 +1,19 @@
-"""PLACEHOLDER: filled in by the Blender-side work."""
+"""Sidebar panels, the preset menu and the collision-shape overlay: drawing only.
 
-import bpy
+MODULES is the one place registration is listed: each module has register() and unregister(),
+called in order (and in reverse). Add a module here to hook it in.
+"""
 
-CLASSES: tuple[type, ...] = ()
+from . import overlay, panels, verify_panel
+
+MODULES = (panels, overlay, verify_panel)
 
 
 def register() -> None:
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
+    for module in MODULES:
+        module.register()
 
 
 def unregister() -> None:
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+    for module in reversed(MODULES):
+        module.unregister()

@@ -1,0 +1,298 @@
+"""Blender scene -> solver World, and simulated shape frames -> object transforms.
+
+Everything is read at the bake's start frame. The solver works in metres on shape centres; the
+`BodyLink` of each object keeps the fixed matrix from its shape frame to its world matrix, so
+keys can be written for the object's origin whatever its centre of mass, scale or parent.
+"""
+
+import math
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from .. import solver
+from ..solver import quaternion
+from .shapes import MeshPoints, Shape, fit_shape, inverse, matrix_array, mesh_points
+
+ANIMATION_VELOCITY_SPAN = 0.1  # frames either side of the start for the velocity estimate
+
+
+class BakeError(Exception):
+    """A problem with the user's scene; the message is one readable line."""
+
+
+@dataclass(frozen=True)
+class BodyLink:
+    """How one Blender object rides on one solver body (matrices in Blender units)."""
+
+    name: str  # names survive undo, Python references to objects do not
+    index: int
+    kind: str  # "dynamic" | "static" | "kinematic"
+    object_from_shape: np.ndarray  # (4, 4): object world matrix expressed in the shape frame
+    parent_matrix: np.ndarray  # (4, 4): parent world @ parent inverse; identity when unparented
+    unit_scale: float
+
+    def world_matrices(self, positions: np.ndarray, orientations: np.ndarray) -> np.ndarray:
+        """(K, 4, 4) object world matrices for simulated shape centres (metres) and frames."""
+        frames = np.zeros((len(positions), 4, 4))
+        frames[:, :3, :3] = quaternion.to_matrix(orientations)
+        frames[:, :3, 3] = positions / self.unit_scale
+        frames[:, 3, 3] = 1.0
+        return frames @ self.object_from_shape
+
+    def basis_matrices(self, world: np.ndarray, parent: np.ndarray | None = None) -> np.ndarray:
+        """(K, 4, 4) world matrices in the object's parent space (what location, rotation and
+        scale build); `parent` (K, 4, 4) when the parent space moves, else the start's."""
+        if parent is None:
+            return inverse(self.parent_matrix) @ world
+        return np.linalg.inv(parent) @ world
+
+
+def evaluated_depsgraph(scene):
+    """The context's depsgraph for the context's scene (what the user sees), else the scene's."""
+    if scene == bpy.context.scene:
+        return bpy.context.evaluated_depsgraph_get()
+    return scene.view_layers[0].depsgraph
+
+
+def frame_range(scene, frame_start=None, frame_end=None) -> tuple[int, int]:
+    """The bake's frames: arguments first, then Scene.impulse, then the scene's own range."""
+    settings = scene.impulse
+    default = (
+        (scene.frame_start, scene.frame_end)
+        if settings.use_scene_range
+        else (settings.frame_start, settings.frame_end)
+    )
+    start = default[0] if frame_start is None else int(frame_start)
+    end = default[1] if frame_end is None else int(frame_end)
+    if end < start:
+        raise BakeError(f"Frame end ({end}) is before frame start ({start})")
+    return start, end
+
+
+def collect_bodies(scene) -> tuple[list, list[str]]:
+    """The enabled mesh objects, and a warning naming enabled objects that are not meshes."""
+    enabled = [obj for obj in scene.objects if obj.impulse.enabled]
+    skipped = [obj.name for obj in enabled if obj.type != "MESH"]
+    warnings = [f"Skipped non-mesh objects: {', '.join(skipped)}"] if skipped else []
+    return [obj for obj in enabled if obj.type == "MESH"], warnings
+
+
+def _validate(bodies) -> None:
+    active = [obj for obj in bodies if obj.impulse.body_type == "ACTIVE"]
+    if not active:
+        raise BakeError("No active bodies: select meshes and use Add Active Bodies")
+    linked = [obj.name for obj in active if obj.library or obj.override_library]
+    if linked:
+        raise BakeError(
+            f"Cannot key linked or library-override objects: {', '.join(linked)} (make them local)"
+        )
+
+
+def _kind(obj) -> str:
+    settings = obj.impulse
+    if settings.body_type == "ACTIVE":
+        return "dynamic"
+    return "kinematic" if settings.animated else "static"
+
+
+def _polar(matrices: np.ndarray) -> np.ndarray:
+    """Nearest rotations to (..., 3, 3) matrices; removes scale and round-off."""
+    u, _, vt = np.linalg.svd(matrices)
+    return u @ vt
+
+
+def _shape_frame(shape: Shape, unit_scale: float) -> np.ndarray:
+    frame = np.eye(4)
+    frame[:3, :3] = quaternion.to_matrix(shape.orientation)
+    frame[:3, 3] = shape.center / unit_scale
+    return frame
+
+
+def _mass_properties(obj, points: MeshPoints, shape: Shape) -> dict:
+    """Mass, body-frame inertia about the centre of mass and its offset from the shape centre."""
+    settings = obj.impulse
+    rotation = quaternion.to_matrix(shape.orientation)
+    props = solver.mass_properties(points.vertices, points.triangles, density=1.0)
+    if shape.kind == "sphere" and not props.closed:
+        volume = 4.0 / 3.0 * math.pi * shape.radius**3
+        mass = settings.mass if settings.mass_mode == "MASS" else settings.density * volume
+        return {"mass": mass, "inertia": solver.sphere_inertia(mass, shape.radius)}
+    mass = settings.mass if settings.mass_mode == "MASS" else settings.density * props.volume
+    inertia = np.asarray(props.inertia) * (mass / props.mass)
+    offset = np.asarray(props.center_of_mass) - shape.center
+    return {
+        "mass": mass,
+        "inertia": rotation.T @ inertia @ rotation,
+        "center_of_mass": rotation.T @ offset,
+    }
+
+
+def _sample_matrices(scene, depsgraph, objects, times) -> np.ndarray:
+    """(S, n, 4, 4) evaluated world matrices at (sub)frame times; the current frame is kept."""
+    saved = (scene.frame_current, scene.frame_subframe)
+    out = np.empty((len(times), len(objects), 4, 4))
+    try:
+        for i, time in enumerate(times):
+            frame = math.floor(time)
+            scene.frame_set(frame, subframe=float(time - frame))
+            for j, obj in enumerate(objects):
+                out[i, j] = matrix_array(obj.evaluated_get(depsgraph).matrix_world)
+    finally:
+        scene.frame_set(saved[0], subframe=saved[1])
+    return out
+
+
+def _shape_motion(matrices: np.ndarray, start: np.ndarray, shape: Shape, unit_scale: float):
+    """Shape centres (metres) and orientations riding on sampled object matrices."""
+    frames = matrices @ inverse(start) @ _shape_frame(shape, unit_scale)
+    return frames[:, :3, 3] * unit_scale, quaternion.from_matrix(_polar(frames[:, :3, :3]))
+
+
+def _animation_velocity(samples, start, shape, unit_scale, offset, fps) -> dict:
+    """Central differences of the object's own animation around the start frame."""
+    positions, orientations = _shape_motion(samples, start, shape, unit_scale)
+    rotations = quaternion.to_matrix(orientations)
+    com = positions + rotations @ offset
+    dt = 2.0 * ANIMATION_VELOCITY_SPAN / fps
+    turn = quaternion.multiply(orientations[1], quaternion.conjugate(orientations[0]))
+    angle = 2.0 * math.atan2(float(np.linalg.norm(turn[1:])), float(turn[0]))
+    axis = turn[1:] / max(float(np.linalg.norm(turn[1:])), 1e-300)
+    return {"linear_velocity": (com[1] - com[0]) / dt, "angular_velocity": axis * angle / dt}
+
+
+def parent_motion(scene, depsgraph, links, frames, worlds: dict) -> dict:
+    """Parent-space matrices per keyed frame of the parented bodies in `worlds` (name -> (K, 4, 4)
+    world matrices), for parents that move: simulated parents from `worlds`, others sampled."""
+    parented = {
+        name: scene.objects[name].parent for name in worlds if scene.objects[name].parent
+    }
+    outside = sorted({p.name for p in parented.values() if p.name not in worlds})
+    moving = dict(worlds)
+    if outside:
+        samples = _sample_matrices(scene, depsgraph, [scene.objects[n] for n in outside], frames)
+        moving.update((name, samples[:, j]) for j, name in enumerate(outside))
+    start = {link.name: link.parent_matrix for link in links}
+    return {
+        name: moving[parent.name] @ inverse(moving[parent.name][0]) @ start[name]
+        for name, parent in parented.items()
+    }
+
+
+def _gravity(scene, unit_scale: float) -> np.ndarray:
+    if scene.impulse.use_gravity and scene.use_gravity:
+        return np.array(scene.gravity, dtype=float) * unit_scale
+    return np.zeros(3)
+
+
+def build_world(scene, depsgraph, frame_start=None, frame_end=None):
+    """Validate the scene and build the solver World -> (World, list[BodyLink], warnings).
+
+    Raises BakeError without changing anything; the scene's current frame is restored.
+    """
+    start, end = frame_range(scene, frame_start, frame_end)
+    bodies, warnings = collect_bodies(scene)
+    _validate(bodies)
+    settings = scene.impulse
+    unit_scale = scene.unit_settings.scale_length
+    fps = scene.render.fps / scene.render.fps_base
+    saved = (scene.frame_current, scene.frame_subframe)
+    try:
+        scene.frame_set(start)
+        measured = []
+        for obj in bodies:
+            points = mesh_points(obj, depsgraph, unit_scale)
+            if len(points.vertices) == 0:
+                raise BakeError(f"Mesh '{obj.name}' has no vertices")
+            shape = fit_shape(points, obj.impulse.shape.lower())
+            if shape.thickened:
+                warnings.append(f"'{obj.name}' is flat: a minimum thickness is used")
+            start_matrix = matrix_array(obj.evaluated_get(depsgraph).matrix_world)
+            measured.append((obj, points, shape, start_matrix))
+        world = solver.World(
+            gravity=tuple(_gravity(scene, unit_scale)),
+            fps=fps,
+            substeps=settings.substeps,
+            iterations=settings.iterations,
+            method=settings.method.lower(),
+            restitution_combine=settings.restitution_combine.lower(),
+            friction_combine=settings.friction_combine.lower(),
+        )
+        paths = _kinematic_paths(scene, depsgraph, measured, start, end, unit_scale)
+        velocities = _start_velocities(scene, depsgraph, measured, start, unit_scale, fps)
+        links = [
+            _add_body(world, entry, unit_scale, settings.substeps, paths, velocities)
+            for entry in measured
+        ]
+    finally:
+        scene.frame_set(saved[0], subframe=saved[1])
+    return world, links, warnings
+
+
+def _kinematic_paths(scene, depsgraph, measured, start, end, unit_scale) -> dict:
+    """Per animated passive body: its shape path sampled once per substep over the bake."""
+    moving = [entry for entry in measured if _kind(entry[0]) == "kinematic"]
+    if not moving:
+        return {}
+    substeps = scene.impulse.substeps
+    times = start + np.arange((end - start) * substeps + 1) / substeps
+    samples = _sample_matrices(scene, depsgraph, [entry[0] for entry in moving], times)
+    return {
+        obj.name: _shape_motion(samples[:, j], matrix, shape, unit_scale)
+        for j, (obj, _points, shape, matrix) in enumerate(moving)
+    }
+
+
+def _start_velocities(scene, depsgraph, measured, start, unit_scale, fps) -> dict:
+    """Initial velocities of the COM (metres per second), from settings or from animation."""
+    out = {}
+    animated = []
+    for obj, points, shape, matrix in measured:
+        if _kind(obj) != "dynamic":
+            continue
+        if obj.impulse.use_animation_velocity:
+            animated.append((obj, points, shape, matrix))
+        else:
+            out[obj.name] = {
+                "linear_velocity": np.array(obj.impulse.initial_linear_velocity) * unit_scale,
+                "angular_velocity": np.array(obj.impulse.initial_angular_velocity),
+            }
+    if animated:
+        times = np.array([start - ANIMATION_VELOCITY_SPAN, start + ANIMATION_VELOCITY_SPAN])
+        samples = _sample_matrices(scene, depsgraph, [entry[0] for entry in animated], times)
+        for j, (obj, points, shape, matrix) in enumerate(animated):
+            offset = _mass_properties(obj, points, shape).get("center_of_mass", np.zeros(3))
+            out[obj.name] = _animation_velocity(
+                samples[:, j], matrix, shape, unit_scale, offset, fps
+            )
+    return out
+
+
+def _add_body(world, entry, unit_scale, substeps, paths, velocities) -> BodyLink:
+    obj, points, shape, start_matrix = entry
+    kind = _kind(obj)
+    settings = obj.impulse
+    extra: dict = {}
+    if kind == "dynamic":
+        extra.update(_mass_properties(obj, points, shape))
+        extra.update(velocities[obj.name])
+    elif kind == "kinematic":
+        extra.update(path=paths[obj.name], path_samples_per_frame=substeps)
+    index = world.add_body(
+        shape=shape.kind,
+        size=shape.radius if shape.kind == "sphere" else tuple(shape.half_extents),
+        position=tuple(shape.center),
+        orientation=tuple(shape.orientation),
+        kind=kind,
+        restitution=settings.restitution,
+        friction=settings.friction,
+        **extra,
+    )
+    # Whatever sits between the basis and the world matrix (parents of any type, constraints),
+    # as it is at the start frame.
+    parent = start_matrix @ matrix_array(obj.matrix_basis.inverted())
+    object_from_shape = inverse(_shape_frame(shape, unit_scale)) @ start_matrix
+    return BodyLink(obj.name, index, kind, object_from_shape, parent, unit_scale)
+
+

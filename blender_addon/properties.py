@@ -1,0 +1,182 @@
+"""The data model saved in .blend files: `Object.impulse` and `Scene.impulse`.
+
+Values are stored in Blender units (lengths, velocities and accelerations are multiplied by the
+scene's unit scale to get SI), so the sidebar shows them with the user's unit system.
+"""
+
+import bpy
+from bpy.props import (
+    BoolProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
+
+COMBINE_ITEMS = (
+    ("MULTIPLY", "Multiply", "Product of the two bodies' values (Blender's built-in rule)"),
+    ("AVERAGE", "Average", "Mean of the two bodies' values"),
+    ("MINIMUM", "Minimum", "The smaller of the two values"),
+    ("MAXIMUM", "Maximum", "The larger of the two values"),
+)
+
+
+class ImpulseBakeState(bpy.types.PropertyGroup):
+    """What an object looked like before Impulse baked it, so Clear can put it back exactly."""
+
+    baked: BoolProperty(default=False)
+    action: PointerProperty(type=bpy.types.Action, description="The action baked by Impulse")
+    had_animation_data: BoolProperty(default=False)
+    previous_action: PointerProperty(type=bpy.types.Action)
+    previous_slot: StringProperty(description="Identifier of the previous action slot")
+    previous_fake_user: BoolProperty(default=False)
+    rotation_mode: StringProperty()
+    location: FloatVectorProperty(size=3)
+    rotation_euler: FloatVectorProperty(size=3)
+    rotation_quaternion: FloatVectorProperty(size=4)
+    rotation_axis_angle: FloatVectorProperty(size=4)
+
+
+class ImpulseObjectSettings(bpy.types.PropertyGroup):
+    """Per-object rigid-body settings (`object.impulse`)."""
+
+    enabled: BoolProperty(name="Body", description="Simulate this object with Impulse")
+    body_type: EnumProperty(
+        name="Type",
+        items=(
+            ("ACTIVE", "Active", "Moves under gravity and collisions; gets baked keyframes"),
+            ("PASSIVE", "Passive", "Does not react to collisions; other bodies hit it"),
+        ),
+        default="ACTIVE",
+    )
+    animated: BoolProperty(
+        name="Animated",
+        description="Passive body that follows its own keyframes and pushes active bodies",
+    )
+    shape: EnumProperty(
+        name="Shape",
+        items=(
+            ("BOX", "Box", "Oriented box fitted to the mesh (principal axes)"),
+            ("SPHERE", "Sphere", "Sphere around the mesh's centre, for round objects"),
+        ),
+        default="BOX",
+    )
+    mass_mode: EnumProperty(
+        name="Mass From",
+        items=(
+            ("DENSITY", "Density", "Mass = density × volume of the closed mesh"),
+            ("MASS", "Mass", "Give the total mass directly"),
+        ),
+        default="DENSITY",
+    )
+    mass: FloatProperty(
+        name="Mass", unit="MASS", default=1.0, min=1e-6, soft_max=10000.0, precision=3
+    )
+    density: FloatProperty(
+        name="Density",
+        description="Kilograms per cubic metre",
+        default=1000.0,
+        min=1e-3,
+        soft_max=25000.0,
+    )
+    restitution: FloatProperty(
+        name="Bounciness",
+        description="Coefficient of restitution: 0 = no bounce, 1 = perfectly elastic",
+        default=0.5,
+        min=0.0,
+        max=1.0,
+    )
+    friction: FloatProperty(
+        name="Friction",
+        description="Coulomb friction coefficient",
+        default=0.5,
+        min=0.0,
+        soft_max=2.0,
+    )
+    initial_linear_velocity: FloatVectorProperty(
+        name="Initial Velocity", subtype="VELOCITY", unit="VELOCITY", size=3
+    )
+    initial_angular_velocity: FloatVectorProperty(
+        name="Initial Spin",
+        description="Angular velocity in world axes, per second",
+        subtype="XYZ",
+        unit="ROTATION",
+        size=3,
+    )
+    use_animation_velocity: BoolProperty(
+        name="Velocity From Animation",
+        description="Start with the velocity of the object's own animation at the start frame",
+    )
+    bake_state: PointerProperty(type=ImpulseBakeState)
+
+
+class ImpulseSceneSettings(bpy.types.PropertyGroup):
+    """Per-scene world and bake settings (`scene.impulse`), with the last bake's statistics."""
+
+    use_scene_range: BoolProperty(
+        name="Scene Range", description="Bake the scene's frame range", default=True
+    )
+    frame_start: IntProperty(name="Start", default=1, min=0)
+    frame_end: IntProperty(name="End", default=250, min=0)
+    substeps: IntProperty(
+        name="Substeps", description="Solver steps per frame", default=10, min=1, soft_max=100
+    )
+    iterations: IntProperty(
+        name="Iterations", description="Solver iterations per step", default=10, min=1, soft_max=100
+    )
+    method: EnumProperty(
+        name="Method",
+        items=(
+            ("IMPULSE", "Impulse", "Sequential impulses (stiff, exact contact response)"),
+            ("PENALTY", "Penalty", "Springs and dampers at the contacts"),
+        ),
+        default="IMPULSE",
+    )
+    restitution_combine: EnumProperty(name="Bounciness", items=COMBINE_ITEMS, default="MULTIPLY")
+    friction_combine: EnumProperty(name="Friction", items=COMBINE_ITEMS, default="MULTIPLY")
+    use_gravity: BoolProperty(
+        name="Gravity", description="Use the scene's gravity (off: weightless)", default=True
+    )
+    key_step: IntProperty(
+        name="Key Every", description="Write a key every N frames", default=1, min=1, soft_max=10
+    )
+    interpolation: EnumProperty(
+        name="Interpolation",
+        items=(
+            ("LINEAR", "Linear", "Straight lines between keys (closest to the simulation)"),
+            ("BEZIER", "Bézier", "Smooth curves through the keys"),
+            ("CONSTANT", "Constant", "Hold each key until the next"),
+        ),
+        default="LINEAR",
+    )
+    show_shapes: BoolProperty(
+        name="Show Collision Shapes",
+        description="Draw the collision boxes and spheres of selected bodies in the viewport",
+    )
+    last_bodies: IntProperty(name="Bodies")
+    last_frames: IntProperty(name="Frames")
+    last_seconds: FloatProperty(name="Seconds", precision=2)
+    last_contacts: IntProperty(name="Peak Contacts")
+    last_penetration: FloatProperty(name="Largest Penetration", unit="LENGTH", precision=4)
+
+
+CLASSES = (ImpulseBakeState, ImpulseObjectSettings, ImpulseSceneSettings)
+ATTRIBUTE = "impulse"  # object.impulse, scene.impulse
+# Through setattr: the type stubs cannot know the attributes an extension adds to Blender's types.
+_OWNERS = ((bpy.types.Object, ImpulseObjectSettings), (bpy.types.Scene, ImpulseSceneSettings))
+
+
+def register() -> None:
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    for owner, group in _OWNERS:
+        setattr(owner, ATTRIBUTE, PointerProperty(type=group))
+
+
+def unregister() -> None:
+    for owner, _group in reversed(_OWNERS):
+        delattr(owner, ATTRIBUTE)
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

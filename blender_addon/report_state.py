@@ -1,0 +1,42 @@
+"""Options and last results of comparison and verification, saved per scene.
+
+A property group of its own (`scene.impulse_report`) so verification adds nothing to the bake's
+data model.
+"""
+
+import bpy
+from bpy.props import BoolProperty, PointerProperty, StringProperty
+
+
+class ImpulseReportSettings(bpy.types.PropertyGroup):
+    """What the Verify panel shows and the compare and verify operators read."""
+
+    use_ghosts: BoolProperty(
+        name="Ghosts",
+        description="Add wireframe copies keyed with the built-in world's trajectories",
+        default=False,
+    )
+    blender_damping: BoolProperty(
+        name="Blender Damping",
+        description="Keep the built-in world's default damping (0.04 linear, 0.1 angular) "
+        "instead of zero, which bends every closed-form check",
+        default=False,
+    )
+    output_dir: StringProperty(
+        name="Output",
+        description="Folder for the verification report (JSON, CSV and PNG charts)",
+        subtype="DIR_PATH",
+        default="//impulse_verify",
+    )
+    last_compare: StringProperty(name="Last Comparison")
+    last_verify: StringProperty(name="Last Verification")
+
+
+def register() -> None:
+    bpy.utils.register_class(ImpulseReportSettings)
+    bpy.types.Scene.impulse_report = PointerProperty(type=ImpulseReportSettings)
+
+
+def unregister() -> None:
+    del bpy.types.Scene.impulse_report
+    bpy.utils.unregister_class(ImpulseReportSettings)

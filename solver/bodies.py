@@ -1,0 +1,112 @@
+"""Rigid-body state as a structure of arrays: one numpy array per quantity, all bodies at once.
+
+The state of a body is its centre of mass x, orientation q, linear velocity v and world-frame
+angular velocity ω (the Croatian notes); the mass properties are kept inverted (1/m and the
+body-frame I⁻¹) because that is what every impulse needs, and static or kinematic bodies are
+simply infinitely heavy (zero inverses). The collision shape is centred at x - R c, where c is
+the centre-of-mass offset in the shape frame.
+"""
+
+import numpy as np
+
+from . import quaternion
+from .mass import box_inertia, sphere_inertia
+from .shapes import BOX, SPHERE
+
+DYNAMIC, STATIC, KINEMATIC = 0, 1, 2
+KINDS = {"dynamic": DYNAMIC, "static": STATIC, "kinematic": KINEMATIC}
+SHAPES = {"box": BOX, "sphere": SPHERE}
+DEFAULT_DENSITY = 1000.0  # water, kg/m³
+
+
+# Per-body quantities: name -> (shape of one row, dtype).
+_COLUMNS = {
+    "shape": ((), np.int8),
+    "kind": ((), np.int8),
+    "half_extents": ((3,), float),
+    "inverse_mass": ((), float),
+    "mass": ((), float),
+    "inertia": ((3, 3), float),
+    "inverse_inertia": ((3, 3), float),
+    "com_offset": ((3,), float),
+    "position": ((3,), float),
+    "orientation": ((4,), float),
+    "velocity": ((3,), float),
+    "angular_velocity": ((3,), float),
+    "restitution": ((), float),
+    "friction": ((), float),
+    "drag": ((), float),
+    "lift": ((), float),
+    "rest_time": ((), float),
+}
+
+
+class Bodies:
+    """All bodies of a World; rows are body indices in the order they were added."""
+
+    def __init__(self):
+        for name, (tail, dtype) in _COLUMNS.items():
+            setattr(self, name, np.zeros((0, *tail), dtype))
+        self.paths: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def append(self, **row) -> int:
+        """Add one body; quantities not given are zero (e.g. the inverses of a static body)."""
+        for name, (tail, dtype) in _COLUMNS.items():
+            value = np.broadcast_to(np.asarray(row.get(name, 0), dtype=dtype), tail)[None]
+            setattr(self, name, np.concatenate([getattr(self, name), value]))
+        return len(self) - 1
+
+    @property
+    def dynamic(self) -> np.ndarray:
+        return self.kind == DYNAMIC
+
+    def rotations(self) -> np.ndarray:
+        return quaternion.to_matrix(self.orientation)
+
+    def shape_centers(self, rotations: np.ndarray) -> np.ndarray:
+        """Collision-shape centres (and what the user sees as the position): x - R c."""
+        return self.position - np.einsum("nij,nj->ni", rotations, self.com_offset)
+
+    def world_inverse_inertia(self, rotations: np.ndarray) -> np.ndarray:
+        """R I⁻¹ Rᵀ: the inverse inertia in world axes, for the current orientations."""
+        return rotations @ self.inverse_inertia @ np.swapaxes(rotations, 1, 2)
+
+
+def mass_and_inertia(shape: int, half_extents: np.ndarray, mass, density, inertia):
+    """(mass, body-frame inertia) from what the user gave; density 1000 when neither is given."""
+    volume = (
+        8.0 * np.prod(half_extents) if shape == BOX else 4.0 / 3.0 * np.pi * half_extents[0] ** 3
+    )
+    if mass is None:
+        mass = (DEFAULT_DENSITY if density is None else float(density)) * volume
+    mass = float(mass)
+    if not mass > 0.0:
+        raise ValueError(f"a dynamic body needs a positive mass, got {mass}")
+    if inertia is None:
+        if shape == BOX:
+            inertia = box_inertia(mass, half_extents)
+        else:
+            inertia = sphere_inertia(mass, half_extents[0])
+    inertia = np.asarray(inertia, dtype=float)
+    if inertia.shape == (3,):
+        inertia = np.diag(inertia)
+    if inertia.shape != (3, 3) or np.any(np.linalg.eigvalsh(0.5 * (inertia + inertia.T)) <= 0):
+        raise ValueError("inertia must be a positive definite (3, 3) matrix or 3 positive values")
+    return mass, inertia
+
+
+def half_extents_of(shape: int, size) -> np.ndarray:
+    """The half-extents row of a box (hx, hy, hz) or a sphere (r, r, r)."""
+    size = np.asarray(size, dtype=float).reshape(-1)
+    if shape == SPHERE:
+        if size.size != 1:
+            raise ValueError("a sphere's size is its radius, one number")
+        size = np.repeat(size, 3)
+    elif size.size != 3:
+        raise ValueError("a box's size is its three half-extents (hx, hy, hz)")
+    if not np.all(size > 0.0):
+        raise ValueError(f"sizes must be positive, got {size.tolist()}")
+    return size

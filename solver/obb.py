@@ -1,0 +1,241 @@
+"""Oriented bounding boxes of meshes: PCA, refined by the smallest volume among candidate frames.
+
+PCA (the covariance of the surface, area weighted, or of the points) gives a good frame when its
+eigenvalues are distinct; the box on the input's own axes competes with it and the smaller wins.
+Where eigenvalues tie (a cube, a cylinder's cross-section) the PCA axes are arbitrary, so frames
+built from the mesh's largest face normals paired with its edge directions join in: they contain
+the exact frame of any box- or prism-shaped mesh however it is rotated.
+"""
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import quaternion
+
+MIN_HALF_EXTENT = 0.01
+"""Smallest half-extent (m), so flat, line-like and single-point inputs still bound a solid.
+
+A flat mesh given with triangles is thickened behind its faces (against their area-weighted mean
+normal), so the side its faces look out of stays exactly where it was: a ground plane's top
+surface does not move. Otherwise the box grows symmetrically about its centre.
+"""
+
+# Relative eigenvalue gap (of the largest) below which PCA axes count as tied, i.e. ill-defined.
+_TIE = 0.05
+# Candidate face normals and edge directions kept when breaking a tie, largest area/length first.
+_MAX_NORMALS = 24
+_MAX_EDGES = 32
+# Bounds the work of measuring candidate frames: frames x points stays below this.
+_WORK_BUDGET = 10_000_000
+# Extents are padded by this fraction of the size when comparing volumes, so flat and line-like
+# inputs still rank by their area or length instead of all scoring zero. It is tiny so that a
+# frame tilted off a flat mesh's plane always loses (clamping to MIN_HALF_EXTENT would not).
+_PAD = 1e-9
+# Frames whose volume is within this relative margin of the smallest count as equally small; the
+# earliest (input axes, then PCA) wins, so a symmetric mesh keeps its own axes.
+_VOLUME_TIE = 1e-12
+# Grid (in unit-vector components) on which nearly equal candidate directions are merged.
+_DIRECTION_GRID = 1e-6
+
+
+@dataclass(frozen=True)
+class OrientedBox:
+    """Centre (3,), orientation (4,) (w, x, y, z; the box axes), half-extents (3,) along them.
+
+    thickened is True when a flat, line-like or single-point input got MIN_HALF_EXTENT.
+    """
+
+    center: np.ndarray
+    orientation: np.ndarray
+    half_extents: np.ndarray
+    thickened: bool
+
+
+def obb_from_points(points, triangles=None) -> OrientedBox:
+    """The oriented box of points (M, 3), or of a mesh when triangles (T, 3) index them.
+
+    Every point lies inside the box. When the PCA eigenvalues tie, face normals and edge
+    directions of the triangles supply the candidate frames (points alone offer only their own
+    axes and PCA's). Of equally small boxes the one on the input's own axes is preferred, and
+    the axes are ordered and signed to be nearest identity.
+    """
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    if len(points) == 0:
+        raise ValueError("obb_from_points: no points given; a box needs at least one point")
+    if not np.all(np.isfinite(points)):
+        raise ValueError("obb_from_points: points contain NaN or infinity")
+    tri = None if triangles is None else np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    if tri is not None and len(tri) and (tri.min() < 0 or tri.max() >= len(points)):
+        raise ValueError("obb_from_points: a triangle indexes a point that does not exist")
+    origin = points.mean(axis=0)
+    local = points - origin
+    faces = _faces(local, tri)
+    covariance = np.cov(local.T, bias=True).reshape(3, 3) if faces is None else _covariance(*faces)
+    eigenvalues, pca = np.linalg.eigh(covariance)
+    directions = np.concatenate([np.eye(3), pca.T])
+    primary, secondary = directions, directions
+    if faces is not None and _tied(eigenvalues):
+        normals, edges = _face_directions(*faces)
+        primary = np.concatenate([directions, normals])
+        secondary = np.concatenate([directions, normals, edges])
+    frames = _frames(primary, secondary, len(points))
+    lo, hi = _extents(local, frames)
+    volume = np.prod(hi - lo + _PAD * np.max(hi - lo), axis=1)
+    best = int(np.argmax(volume <= volume.min() * (1.0 + _VOLUME_TIE)))
+    rotation, lo, hi = frames[best], lo[best], hi[best]
+    lo, hi, thickened = _thicken(lo, hi, rotation, faces)
+    rotation, lo, hi = _nearest_identity(rotation, lo, hi)
+    return OrientedBox(
+        center=origin + rotation @ (0.5 * (lo + hi)),
+        orientation=quaternion.from_matrix(rotation),
+        half_extents=0.5 * (hi - lo),
+        thickened=thickened,
+    )
+
+
+def _faces(local: np.ndarray, tri: np.ndarray | None):
+    """(a, b, c, cross) of the triangles with non-zero area, or None when there are none."""
+    if tri is None or len(tri) == 0:
+        return None
+    a, b, c = (local[tri[:, k]] for k in range(3))
+    cross = np.cross(b - a, c - a)
+    keep = np.any(cross != 0.0, axis=1)
+    if not np.any(keep):
+        return None
+    return a[keep], b[keep], c[keep], cross[keep]
+
+
+def _covariance(a: np.ndarray, b: np.ndarray, c: np.ndarray, cross: np.ndarray) -> np.ndarray:
+    """Covariance of the surface, area weighted: ∫ x xᵀ dA over a triangle is A/12 (Σ v vᵀ + s sᵀ).
+
+    Weighting by area makes the frame independent of how finely or unevenly a face is cut.
+    """
+    area = 0.5 * np.linalg.norm(cross, axis=1)
+    s = a + b + c
+    total = area.sum()
+    mean = (area @ s) / (3.0 * total)
+    second = sum((area[:, None] * v).T @ v for v in (a, b, c, s)) / 12.0
+    return second / total - np.outer(mean, mean)
+
+
+def _tied(eigenvalues: np.ndarray) -> bool:
+    """True when two eigenvalues are so close that their axes are set by noise, not shape."""
+    return bool(np.min(np.diff(eigenvalues)) < _TIE * max(eigenvalues[-1], 0.0))
+
+
+def _face_directions(a: np.ndarray, b: np.ndarray, c: np.ndarray, cross: np.ndarray):
+    """The largest face normals and the directions of the edges of those faces.
+
+    A box- or prism-shaped mesh has its exact frame among (face normal, edge of that face).
+    """
+    double_area = np.linalg.norm(cross, axis=1)
+    groups, normals = _distinct_directions(cross / double_area[:, None], double_area, _MAX_NORMALS)
+    on_top = np.tile(groups < len(normals), 3)
+    sides = np.concatenate([b - a, c - b, a - c])[on_top]
+    lengths = np.linalg.norm(sides, axis=1)
+    _, edges = _distinct_directions(sides / lengths[:, None], lengths, _MAX_EDGES)
+    return normals, edges
+
+
+def _distinct_directions(unit: np.ndarray, weight: np.ndarray, keep: int):
+    """Group unit vectors equal up to sign; return each vector's group rank and the top `keep`.
+
+    Groups are ranked by total weight; each group is represented by its heaviest member (the most
+    accurately computed one, not an average that would blur an exact box face).
+    """
+    sign = np.sign(unit[np.arange(len(unit)), np.argmax(np.abs(unit), axis=1)])
+    canonical = unit * sign[:, None]
+    cells = np.round(canonical / _DIRECTION_GRID).astype(np.int64) + round(1 / _DIRECTION_GRID)
+    side = 2 * round(1 / _DIRECTION_GRID) + 1
+    key = (cells[:, 0] * side + cells[:, 1]) * side + cells[:, 2]
+    _, group = np.unique(key, return_inverse=True)
+    totals = np.bincount(group, weights=weight)
+    rank_of_group = np.empty(len(totals), dtype=np.int64)
+    rank_of_group[np.argsort(-totals, kind="stable")] = np.arange(len(totals))
+    rank = rank_of_group[group]
+    heaviest = np.lexsort((-weight, rank))
+    first = heaviest[np.r_[True, np.diff(rank[heaviest]) != 0]]
+    return rank, canonical[first[:keep]]
+
+
+def _frames(primary: np.ndarray, secondary: np.ndarray, n_points: int) -> np.ndarray:
+    """(F, 3, 3) right-handed frames (columns = axes), most preferred first.
+
+    Each frame takes a primary axis and a second axis from any candidate direction projected
+    perpendicular to it; the third completes the frame. Pairs are ordered by the sum of their
+    ranks, and cut to the work budget for very large meshes.
+    """
+    rank_p, rank_s = np.meshgrid(np.arange(len(primary)), np.arange(len(secondary)), indexing="ij")
+    order = np.argsort((rank_p + rank_s).reshape(-1), kind="stable")
+    first = primary[rank_p.reshape(-1)[order]]
+    second = secondary[rank_s.reshape(-1)[order]]
+    second = second - np.einsum("ij,ij->i", second, first)[:, None] * first
+    length = np.linalg.norm(second, axis=1)
+    usable = length > 1e-3
+    first, second = first[usable], second[usable] / length[usable, None]
+    frames = np.stack([first, second, np.cross(first, second)], axis=2)
+    return frames[: max(36, _WORK_BUDGET // (3 * n_points))]
+
+
+def _extents(local: np.ndarray, frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(F, 3) lowest and highest coordinates of the points along each frame's axes."""
+    axes = frames.transpose(0, 2, 1).reshape(-1, 3)
+    lo = np.empty(len(axes))
+    hi = np.empty(len(axes))
+    chunk = max(1, 4_000_000 // len(local))
+    for start in range(0, len(axes), chunk):
+        projected = local @ axes[start : start + chunk].T
+        lo[start : start + chunk] = projected.min(axis=0)
+        hi[start : start + chunk] = projected.max(axis=0)
+    return lo.reshape(-1, 3), hi.reshape(-1, 3)
+
+
+def _thicken(lo: np.ndarray, hi: np.ndarray, rotation: np.ndarray, faces):
+    """Grow axes thinner than 2 MIN_HALF_EXTENT; a flat mesh grows behind its faces only.
+
+    A sheet whose faces mostly look one way (by area) has a front: the box keeps that side and
+    grows away from it. A two-sided sheet, a line or a point grows symmetrically.
+    """
+    thin = hi - lo < 2.0 * MIN_HALF_EXTENT
+    if not np.any(thin):
+        return lo, hi, False
+    lo, hi = lo.copy(), hi.copy()
+    front = np.zeros(3)
+    if faces is not None and thin.sum() == 1:
+        cross = faces[3]
+        vector_area = rotation.T @ cross.sum(axis=0)
+        one_sided = np.abs(vector_area) > 0.5 * np.linalg.norm(cross, axis=1).sum()
+        front = np.sign(vector_area) * one_sided
+    for k in np.flatnonzero(thin):
+        if front[k] > 0.0:
+            lo[k] = hi[k] - 2.0 * MIN_HALF_EXTENT
+        elif front[k] < 0.0:
+            hi[k] = lo[k] + 2.0 * MIN_HALF_EXTENT
+        else:
+            middle = 0.5 * (lo[k] + hi[k])
+            lo[k], hi[k] = middle - MIN_HALF_EXTENT, middle + MIN_HALF_EXTENT
+    return lo, hi, True
+
+
+def _nearest_identity(rotation: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+    """Reorder and re-sign the box axes (24 proper ways) to the frame closest to identity."""
+    best = max(_CUBE_ROTATIONS, key=lambda g: np.trace(rotation @ g))
+    signed = np.stack([lo, hi]) @ best
+    return rotation @ best, signed.min(axis=0), signed.max(axis=0)
+
+
+def _cube_rotations() -> list[np.ndarray]:
+    """The 24 signed permutation matrices with determinant +1 (the cube's rotation group)."""
+    out = []
+    for perm in itertools.permutations(range(3)):
+        for signs in itertools.product((1.0, -1.0), repeat=3):
+            g = np.zeros((3, 3))
+            g[perm, range(3)] = signs
+            if np.linalg.det(g) > 0:
+                out.append(g)
+    return out
+
+
+_CUBE_ROTATIONS = _cube_rotations()

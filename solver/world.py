@@ -1,0 +1,337 @@
+"""solver.World: bodies stepped through time, collisions answered by impulses (or springs).
+
+Each frame: the broad and narrow phase find contacts once, with a speculative margin as large as
+the pair can close within the frame, so a fast body is caught before it overlaps (Box2D v3's
+speculative contacts); islands that have rested long enough sleep. Then `substeps` substeps:
+velocities get gravity and air forces (semi-implicit Euler), the contact solver runs
+(solve_impulse: sequential impulses over colour batches; or penalty: springs), bodies moving
+more than a fraction of their size are stopped at their time of first contact (CCD), positions
+and orientations advance (integrate: the rotation keeps angular momentum), and for the impulse
+method the relax and restitution sweeps finish the substep.
+"""
+
+import numpy as np
+
+from . import penalty, quaternion, sleep, solve_impulse
+from .aero import air_force
+from .bodies import (
+    DYNAMIC,
+    KINDS,
+    SHAPES,
+    STATIC,
+    Bodies,
+    half_extents_of,
+    mass_and_inertia,
+)
+from .broadphase import aabbs, sweep_and_prune
+from .constraints import (
+    apply_impulses,
+    build_manifolds,
+    normal_velocity,
+    refresh_separation,
+    update_rows,
+)
+from .contacts import Contacts, find_contacts
+from .integrate import integrate_velocities, rotate_keeping_momentum
+from .kinematic import Paths, rotation_rate
+from .materials import check_rule
+from .trajectory import Cancelled, Snapshot, Trajectory
+
+METHODS = ("impulse", "penalty")
+# A contact is kept while its gap is below what the pair can close in a frame plus this
+# distance (capped at a quarter of the smaller body's half-extent, for tiny bodies).
+SPECULATIVE_DISTANCE = 0.02  # m
+# Penetration tolerated without push-out, so resting contacts stay rigid (no spring sag).
+LINEAR_SLOP = 5e-4  # m
+
+
+class World:
+    """A rigid-body world; add bodies, then step() frame by frame or simulate(frames)."""
+
+    def __init__(self, gravity=(0.0, 0.0, -9.81), fps: float = 24.0, substeps: int = 10,
+                 iterations: int = 10, method: str = "impulse",
+                 restitution_combine: str = "multiply", friction_combine: str = "multiply",
+                 sleeping: bool = True):
+        if method not in METHODS:
+            raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
+        if not fps > 0 or int(substeps) < 1 or int(iterations) < 1:
+            raise ValueError("fps must be positive, substeps and iterations at least 1")
+        self.gravity = np.asarray(gravity, dtype=float).reshape(3)
+        self.fps = float(fps)
+        self.substeps = int(substeps)
+        self.iterations = int(iterations)
+        self.method = method
+        self.restitution_combine = check_rule(restitution_combine)
+        self.friction_combine = check_rule(friction_combine)
+        self.sleeping = bool(sleeping)
+        self.bodies = Bodies()
+        self.paths = Paths()
+        self.frame = 0
+        self._awake = np.zeros(0, dtype=bool)
+        self._contacts = None  # last frame's ContactSet: warm starting and statistics
+        self._contact_count = 0
+        self._max_penetration = 0.0
+
+    # ------------------------------------------------------------------ building
+    def add_body(self, shape="box", size=(0.5, 0.5, 0.5), position=(0.0, 0.0, 0.0),
+                 orientation=(1.0, 0.0, 0.0, 0.0), kind="dynamic", mass=None, density=None,
+                 restitution=0.5, friction=0.5, linear_velocity=(0.0, 0.0, 0.0),
+                 angular_velocity=(0.0, 0.0, 0.0), path=None, path_samples_per_frame=1,
+                 inertia=None, center_of_mass=None, drag=0.0, lift=0.0) -> int:
+        """Add a box (size = half-extents) or sphere (size = radius); returns its index.
+
+        position and orientation are the shape's; velocities are of the centre of mass, ω in
+        world axes. Static and kinematic bodies are infinitely heavy; a kinematic body follows
+        `path` = (positions (S, 3), orientations (S, 4)) sampled path_samples_per_frame times a
+        frame from frame 0.
+        """
+        if shape not in SHAPES:
+            raise ValueError(f"unknown shape {shape!r}; use 'box' or 'sphere'")
+        if kind not in KINDS:
+            raise ValueError(f"unknown kind {kind!r}; use one of {sorted(KINDS)}")
+        if path is not None and kind != "kinematic":
+            raise ValueError("only kinematic bodies follow a path")
+        if not 0.0 <= restitution <= 1.0 or friction < 0.0 or drag < 0.0:
+            raise ValueError("restitution must be in [0, 1], friction and drag non-negative")
+        code, kind_code = SHAPES[shape], KINDS[kind]
+        half = half_extents_of(code, size)
+        q = quaternion.normalize(np.asarray(orientation, dtype=float).reshape(4))
+        offset = np.zeros(3) if center_of_mass is None else np.asarray(center_of_mass, float)
+        centre = np.asarray(position, dtype=float).reshape(3)
+        row = dict(shape=code, kind=kind_code, half_extents=half, com_offset=offset,
+                   restitution=restitution, friction=friction, drag=drag, lift=lift)
+        if kind_code == DYNAMIC:
+            m, inertia = mass_and_inertia(code, half, mass, density, inertia)
+            row.update(mass=m, inverse_mass=1.0 / m, inertia=inertia,
+                       inverse_inertia=np.linalg.inv(inertia), velocity=linear_velocity,
+                       angular_velocity=angular_velocity)
+        index = len(self.bodies)
+        if path is not None:
+            self.paths.add(index, path[0], path[1], int(path_samples_per_frame))
+            poses = self.paths.poses(float(self.frame))
+            centre, q = poses[0][-1], poses[1][-1]
+        row.update(orientation=q, position=centre + quaternion.rotate(q, offset))
+        self.bodies.append(**row)
+        self._awake = np.append(self._awake, kind_code == DYNAMIC)
+        return index
+
+    # ------------------------------------------------------------------ stepping
+    @property
+    def _sweeps(self) -> int:
+        """Gauss–Seidel sweeps per substep and phase: `iterations` are per frame, shared by the
+        substeps, because substeps with warm starting converge better than iterations
+        (Box2D v3); every substep gets at least one."""
+        return -(-self.iterations // self.substeps)
+
+    def step(self) -> None:
+        """Advance one frame."""
+        b = self.bodies
+        frame_time = 1.0 / self.fps
+        rotations = b.rotations()
+        contacts = self._find_contacts(rotations, frame_time)
+        substeps = self.substeps
+        if self.method == "penalty":
+            omega = penalty.natural_frequency(contacts, b.half_extents,
+                                              float(np.linalg.norm(self.gravity)))
+            substeps = max(substeps, penalty.substeps_needed(omega, frame_time))
+        h = frame_time / substeps
+        awake = np.flatnonzero(self._awake)
+        for s in range(substeps):
+            target = self.frame + (s + 1) / substeps
+            self._set_kinematic_velocities(target, h)
+            force = air_force(b.velocity[awake], b.angular_velocity[awake], b.drag[awake],
+                              b.lift[awake])
+            b.velocity[awake] = integrate_velocities(b.velocity[awake], b.inverse_mass[awake],
+                                                     force, self.gravity, h)
+            velocity6 = np.concatenate([b.velocity, b.angular_velocity], axis=1)
+            if len(contacts):
+                update_rows(contacts, b.position, rotations, b.inverse_mass,
+                            b.world_inverse_inertia(rotations))
+                if self.method == "impulse":
+                    approach = normal_velocity(contacts, velocity6)
+                    apply_impulses(contacts, velocity6, contacts.normal_impulse,
+                                   contacts.friction_impulse)
+                    solve_impulse.set_targets(contacts, h, use_bias=True)
+                    for _ in range(self._sweeps):
+                        solve_impulse.solve(contacts, velocity6)
+                else:
+                    apply_impulses(contacts, velocity6, *penalty.spring_impulses(
+                        contacts, velocity6, b.inverse_mass, omega, h))
+            b.velocity[awake] = velocity6[awake, :3]
+            b.angular_velocity[awake] = velocity6[awake, 3:]
+            self._integrate_positions(awake, h)
+            self._set_kinematic_poses(target)
+            rotations = b.rotations()
+            if self.method == "impulse" and len(contacts):
+                self._relax_and_bounce(contacts, approach, rotations, h, awake)
+        self._finish_frame(contacts, frame_time)
+
+    def _relax_and_bounce(self, contacts, approach, rotations, h: float, awake) -> None:
+        """The substep's closing sweeps: relax (no position bias), then restitution."""
+        b = self.bodies
+        refresh_separation(contacts, b.position, rotations)
+        velocity6 = np.concatenate([b.velocity, b.angular_velocity], axis=1)
+        solve_impulse.set_targets(contacts, h, use_bias=False)
+        for _ in range(self._sweeps):
+            solve_impulse.solve(contacts, velocity6)
+        bounce = solve_impulse.bouncing(contacts, approach)
+        if bounce.any():
+            for _ in range(self._sweeps):
+                solve_impulse.restitute(contacts, velocity6, approach, bounce)
+        b.velocity[awake] = velocity6[awake, :3]
+        b.angular_velocity[awake] = velocity6[awake, 3:]
+
+    def _integrate_positions(self, awake: np.ndarray, h: float) -> None:
+        """x += h v and the momentum-keeping rotation, for awake dynamic bodies."""
+        b = self.bodies
+        b.position[awake] += h * b.velocity[awake]
+        b.orientation[awake], b.angular_velocity[awake] = rotate_keeping_momentum(
+            b.orientation[awake], b.angular_velocity[awake], b.inertia[awake],
+            b.inverse_inertia[awake], h)
+
+    def _kinematic_targets(self, frame: float):
+        """(bodies, COM positions, orientations) of the kinematic bodies on their paths."""
+        centre, q = self.paths.poses(frame)
+        rows = self.paths.bodies
+        return rows, centre + quaternion.rotate(q, self.bodies.com_offset[rows]), q
+
+    def _set_kinematic_velocities(self, frame: float, h: float) -> None:
+        """Velocities that carry the kinematic bodies to their path pose at `frame` in h."""
+        if not len(self.paths):
+            return
+        rows, position, q = self._kinematic_targets(frame)
+        b = self.bodies
+        b.velocity[rows] = (position - b.position[rows]) / h
+        b.angular_velocity[rows] = rotation_rate(b.orientation[rows], q, h)
+
+    def _set_kinematic_poses(self, frame: float) -> None:
+        """Put the kinematic bodies exactly on their paths (no drift from integration)."""
+        if not len(self.paths):
+            return
+        rows, position, q = self._kinematic_targets(frame)
+        self.bodies.position[rows] = position
+        self.bodies.orientation[rows] = q
+
+    # ------------------------------------------------------------------ contacts
+    def _speculative(self) -> np.ndarray:
+        return np.minimum(SPECULATIVE_DISTANCE, 0.25 * self.bodies.half_extents.min(axis=1))
+
+    def _find_contacts(self, rotations: np.ndarray, frame_time: float):
+        """This frame's contact set, after deciding which islands sleep."""
+        b = self.bodies
+        dynamic = b.dynamic
+        radius = np.linalg.norm(b.half_extents, axis=1) + np.linalg.norm(b.com_offset, axis=1)
+        spin = np.linalg.norm(b.angular_velocity, axis=1) * radius * frame_time
+        fall = float(np.linalg.norm(self.gravity)) * frame_time**2
+        travel = self._kinematic_travel(frame_time)
+        reach = (np.linalg.norm(b.velocity, axis=1) * frame_time + spin + fall + travel
+                 + self._speculative())
+        centres = b.shape_centers(rotations)
+        lo, hi = aabbs(centres, rotations, b.half_extents, b.shape)
+        pairs = sweep_and_prune(lo - reach[:, None], hi + reach[:, None], dynamic)
+        i, j = pairs[:, 0], pairs[:, 1]
+        closing = (np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * frame_time + spin[i]
+                   + spin[j] + fall + travel[i] + travel[j])
+        margin = closing + self._speculative()[i] + self._speculative()[j]
+        found = find_contacts(b.shape, centres, rotations, b.half_extents, pairs,
+                              margin=float(margin.max(initial=0.0)))
+        keys = i * len(b) + j
+        contact_margin = margin[np.searchsorted(keys, found.a * len(b) + found.b)]
+        found = _select(found, found.depth >= -contact_margin)
+        self._update_sleep(found)
+        awake = self._awake
+        found = _select(found, awake[found.a] | awake[found.b])
+        slop = np.minimum(LINEAR_SLOP, 0.02 * b.half_extents.min(axis=1))
+        return build_manifolds(found, b, rotations, awake, self._contacts,
+                               self.restitution_combine, self.friction_combine, slop)
+
+    def _kinematic_travel(self, frame_time: float) -> np.ndarray:
+        """(N,) how far each kinematic body's path can carry its surface within this frame."""
+        travel = np.zeros(len(self.bodies))
+        if not len(self.paths):
+            return travel
+        rows, start, q0 = self._kinematic_targets(float(self.frame))
+        radius = np.linalg.norm(self.bodies.half_extents[rows], axis=1)
+        for k in range(1, self.substeps + 1):  # samples along the frame, not a loop over bodies
+            _, position, q = self._kinematic_targets(self.frame + k / self.substeps)
+            turn = np.linalg.norm(rotation_rate(q0, q, 1.0), axis=1)
+            travel[rows] = np.maximum(travel[rows],
+                                      np.linalg.norm(position - start, axis=1) + turn * radius)
+        return travel
+
+    def _update_sleep(self, found) -> None:
+        """Decide, per island, who is simulated this frame; sleeping bodies stand still."""
+        b = self.bodies
+        dynamic = b.dynamic
+        if not self.sleeping:
+            self._awake = dynamic.copy()
+            return
+        moving = ~dynamic & (b.kind != STATIC) & (
+            np.linalg.norm(b.velocity, axis=1) + np.linalg.norm(b.angular_velocity, axis=1) > 0)
+        pushed = np.zeros(len(b), dtype=bool)
+        pushed[found.a[moving[found.b]]] = True
+        pushed[found.b[moving[found.a]]] = True
+        b.rest_time[pushed] = 0.0
+        self._awake = sleep.awake_bodies(b.rest_time, dynamic, found.a, found.b)
+        asleep = dynamic & ~self._awake
+        b.velocity[asleep] = 0.0
+        b.angular_velocity[asleep] = 0.0
+
+    def _finish_frame(self, contacts, frame_time: float) -> None:
+        b = self.bodies
+        if len(contacts):
+            self._contact_count = int(np.count_nonzero(contacts.mask & (
+                (contacts.normal_impulse > 0.0) | (contacts.separation <= 0.0))))
+            self._max_penetration = float(max(0.0, -contacts.separation[contacts.mask].min()))
+        else:
+            self._contact_count, self._max_penetration = 0, 0.0
+        awake = self._awake
+        sleep.update_rest_time(b.rest_time, b.velocity, b.angular_velocity, awake, frame_time)
+        self._contacts = contacts
+        self.frame += 1
+
+    # ------------------------------------------------------------------ results
+    def snapshot(self) -> Snapshot:
+        """The current frame's state (shape centres) and statistics."""
+        b = self.bodies
+        rotations = b.rotations()
+        dynamic = b.dynamic
+        m = b.mass[dynamic]
+        v, w, x = b.velocity[dynamic], b.angular_velocity[dynamic], b.position[dynamic]
+        spin = np.einsum("nij,nj->ni", rotations[dynamic] @ b.inertia[dynamic]
+                         @ np.swapaxes(rotations[dynamic], 1, 2), w)
+        return Snapshot(
+            frame=self.frame,
+            positions=b.shape_centers(rotations),
+            orientations=b.orientation.copy(),
+            linear_velocities=b.velocity.copy(),
+            angular_velocities=b.angular_velocity.copy(),
+            contact_count=self._contact_count,
+            kinetic_energy=float(0.5 * np.sum(m * np.sum(v * v, axis=1)) + 0.5 * np.sum(w * spin)),
+            potential_energy=float(-np.sum(m * (x @ self.gravity))),
+            linear_momentum=np.sum(m[:, None] * v, axis=0),
+            angular_momentum=np.sum(np.cross(x, m[:, None] * v) + spin, axis=0),
+            max_penetration=self._max_penetration,
+        )
+
+    def simulate(self, frames: int, progress=None, should_cancel=None) -> Trajectory:
+        """The snapshot now plus one after each of `frames` steps.
+
+        progress(done, total) is called after every frame; should_cancel() returning True
+        stops the run with Cancelled.
+        """
+        snapshots = [self.snapshot()]
+        for done in range(1, int(frames) + 1):
+            if should_cancel is not None and should_cancel():
+                raise Cancelled(f"cancelled after {done - 1} of {frames} frames")
+            self.step()
+            snapshots.append(self.snapshot())
+            if progress is not None:
+                progress(done, int(frames))
+        return Trajectory.from_snapshots(snapshots, self.fps)
+
+
+def _select(found: Contacts, keep: np.ndarray) -> Contacts:
+    """The contacts where `keep` is True."""
+    return Contacts(found.a[keep], found.b[keep], found.point[keep], found.normal[keep],
+                    found.depth[keep], found.feature[keep])

@@ -1,0 +1,126 @@
+"""Bad input never raises a traceback at the user and never changes data."""
+
+import bpy
+import pytest
+
+from tests.blender_helpers import cube, select, transform
+
+
+def snapshot(scene) -> tuple:
+    """Every object's transform and action, the actions in the file and the current frame."""
+    return (
+        scene.frame_current,
+        sorted(bpy.data.actions.keys()),
+        [
+            (o.name, transform(o), o.animation_data and o.animation_data.action)
+            for o in scene.objects
+        ],
+        scene.impulse.last_bodies,
+    )
+
+
+def bodies(*objects, body_type="ACTIVE"):
+    select(*objects)
+    assert bpy.ops.impulse.add_bodies(body_type=body_type) == {"FINISHED"}
+
+
+def test_no_bodies_at_all(scene):
+    cube("Lonely")
+    before = snapshot(scene)
+    with pytest.raises(RuntimeError, match="No active bodies"):
+        bpy.ops.impulse.bake()
+    assert snapshot(scene) == before
+
+
+def test_only_passive_bodies(scene):
+    bodies(cube("Floor"), body_type="PASSIVE")
+    before = snapshot(scene)
+    with pytest.raises(RuntimeError, match="No active bodies"):
+        bpy.ops.impulse.bake()
+    assert snapshot(scene) == before
+
+
+def test_frame_end_before_start(scene):
+    bodies(cube("Box"))
+    scene.impulse.use_scene_range = False
+    scene.impulse.frame_start, scene.impulse.frame_end = 50, 10
+    before = snapshot(scene)
+    with pytest.raises(RuntimeError, match=r"Frame end \(10\) is before frame start \(50\)"):
+        bpy.ops.impulse.bake()
+    assert snapshot(scene) == before
+
+
+def test_mesh_without_vertices_is_named(scene):
+    bodies(cube("Box"))
+    empty = bpy.data.objects.new("Hollow", bpy.data.meshes.new("Hollow"))
+    scene.collection.objects.link(empty)
+    empty.impulse.enabled = True
+    scene.frame_set(7)
+    before = snapshot(scene)
+    with pytest.raises(RuntimeError, match="Mesh 'Hollow' has no vertices"):
+        bpy.ops.impulse.bake()
+    assert snapshot(scene) == before
+
+
+def test_clear_with_nothing_baked_warns(scene):
+    cube("Box")
+    assert bpy.ops.impulse.clear_bake() == {"CANCELLED"}
+
+
+@pytest.fixture
+def library(tmp_path, scene):
+    """A .blend holding one active body, to link from."""
+    bodies(cube("Borrowed"))
+    path = tmp_path / "library.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    return path
+
+
+def link_object(path, name: str):
+    with bpy.data.libraries.load(str(path), link=True) as (_source, target):
+        target.objects = [name]
+    obj = target.objects[0]
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def test_linked_bodies_cannot_be_keyed(library):
+    scene = bpy.context.scene
+    link_object(library, "Borrowed")
+    bodies(cube("Local"))
+    before = snapshot(scene)
+    with pytest.raises(RuntimeError, match=r"Cannot key linked .* objects: Borrowed"):
+        bpy.ops.impulse.bake()
+    assert snapshot(scene) == before
+
+
+def test_library_override_bodies_cannot_be_keyed(library):
+    scene = bpy.context.scene
+    linked = link_object(library, "Borrowed")
+    override = linked.override_create()
+    scene.collection.objects.unlink(linked)
+    scene.collection.objects.link(override)
+    assert override.override_library is not None
+    before = snapshot(scene)
+    with pytest.raises(RuntimeError, match="library-override objects: Borrowed"):
+        bpy.ops.impulse.bake()
+    assert snapshot(scene) == before
+
+
+def test_linked_objects_cannot_be_made_bodies(library):
+    linked = link_object(library, "Borrowed")
+    select(linked)
+    with pytest.raises(RuntimeError, match="Cannot edit linked objects: Borrowed"):
+        bpy.ops.impulse.remove_bodies()
+    assert linked.impulse.enabled
+
+
+def test_enabled_non_mesh_objects_are_skipped_with_a_warning(scene, capsys):
+    bpy.ops.object.camera_add()
+    bpy.context.active_object.impulse.enabled = True  # as a script could
+    bodies(cube("Box", location=(0.0, 0.0, 5.0)))
+    scene.frame_end = 3
+    assert bpy.ops.impulse.bake() == {"FINISHED"}
+    assert "Skipped non-mesh objects: Camera" in capsys.readouterr().out
+    assert bpy.data.objects["Camera"].animation_data is None

@@ -1,0 +1,130 @@
+"""The "Impulse" tab in the 3D viewport's sidebar: Body, World and Bake panels."""
+
+import bpy
+
+from ..blender_addon import presets
+
+PRESET_MENU = "IMPULSE_MT_material_presets"
+
+
+class IMPULSE_MT_material_presets(bpy.types.Menu):
+    """Bundled and user material presets; applying one sets density, bounciness and friction."""
+
+    bl_label = "Material Presets"
+    preset_subdir = presets.SUBDIR
+    preset_operator = "impulse.apply_preset"
+    preset_add_operator = "impulse.add_preset"
+    def draw(self, context):
+        self.draw_preset(context)
+
+
+class IMPULSE_PT_body(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Impulse"
+    bl_label = "Body"
+
+    def draw_header(self, context):
+        obj = context.object
+        if obj is not None and obj.type == "MESH":
+            self.layout.prop(obj.impulse, "enabled", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        layout.prop(context.scene.impulse, "show_shapes")
+        obj = context.object
+        if obj is None or obj.type != "MESH":
+            layout.label(text="Select a mesh object", icon="INFO")
+            return
+        settings = obj.impulse
+        if not settings.enabled:
+            row = layout.row(align=True)
+            row.operator("impulse.add_bodies", text="Add Active").body_type = "ACTIVE"
+            row.operator("impulse.add_bodies", text="Add Passive").body_type = "PASSIVE"
+            return
+        layout.prop(settings, "body_type", expand=True)
+        if settings.body_type == "PASSIVE":
+            layout.prop(settings, "animated")
+        layout.prop(settings, "shape", expand=True)
+        layout.menu(PRESET_MENU)
+        layout.prop(settings, "mass_mode", expand=True)
+        layout.prop(settings, "mass" if settings.mass_mode == "MASS" else "density")
+        layout.prop(settings, "restitution")
+        layout.prop(settings, "friction")
+        if settings.body_type == "ACTIVE":
+            layout.prop(settings, "use_animation_velocity")
+            column = layout.column()
+            column.active = not settings.use_animation_velocity
+            column.prop(settings, "initial_linear_velocity")
+            column.prop(settings, "initial_angular_velocity")
+        row = layout.row(align=True)
+        row.operator("impulse.copy_settings", icon="COPYDOWN")
+        row.operator("impulse.remove_bodies", icon="X")
+
+
+class IMPULSE_PT_world(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Impulse"
+    bl_label = "World"
+    bl_options = {"DEFAULT_CLOSED"}  # noqa: RUF012 (read once, at registration)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        settings = context.scene.impulse
+        layout.prop(settings, "use_gravity")
+        layout.prop(settings, "substeps")
+        layout.prop(settings, "iterations")
+        layout.prop(settings, "method", expand=True)
+        column = layout.column(heading="Combine")
+        column.prop(settings, "restitution_combine")
+        column.prop(settings, "friction_combine")
+
+
+class IMPULSE_PT_bake(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Impulse"
+    bl_label = "Bake"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        settings = context.scene.impulse
+        layout.prop(settings, "use_scene_range")
+        column = layout.column(align=True)
+        source = context.scene if settings.use_scene_range else settings
+        column.prop(source, "frame_start", text="Start")
+        column.prop(source, "frame_end", text="End")
+        layout.prop(settings, "key_step")
+        layout.prop(settings, "interpolation")
+        row = layout.row(align=True)
+        row.scale_y = 1.4
+        row.operator("impulse.bake", icon="PHYSICS")
+        row.operator("impulse.clear_bake", icon="TRASH")
+        if settings.last_bodies:
+            box = layout.box()
+            box.label(text="Last Bake")
+            for name in ("last_bodies", "last_frames", "last_seconds", "last_contacts",
+                         "last_penetration"):
+                row = box.row()
+                row.enabled = False
+                row.prop(settings, name)
+
+
+CLASSES = (IMPULSE_MT_material_presets, IMPULSE_PT_body, IMPULSE_PT_world, IMPULSE_PT_bake)
+
+
+def register() -> None:
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+
+
+def unregister() -> None:
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,36 @@
+"""The Verify panel in the Impulse sidebar tab: compare and verify buttons, last results."""
+
+import bpy
+
+
+class IMPULSE_PT_verify(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Impulse"
+    bl_label = "Verify"
+    bl_options = frozenset({"DEFAULT_CLOSED"})
+
+    def draw(self, context):
+        layout = self.layout
+        settings = context.scene.impulse_report
+        column = layout.column(align=True)
+        column.operator("impulse.compare_builtin", icon="PHYSICS")
+        row = column.row(align=True)
+        row.prop(settings, "use_ghosts", toggle=True)
+        row.prop(settings, "blender_damping", toggle=True)
+        column.operator("impulse.remove_ghosts", icon="GHOST_DISABLED")
+        if settings.last_compare:
+            layout.label(text=settings.last_compare, icon="INFO")
+        layout.separator()
+        layout.prop(settings, "output_dir")
+        layout.operator("impulse.verify", icon="CHECKMARK")
+        if settings.last_verify:
+            layout.label(text=settings.last_verify, icon="INFO")
+
+
+def register() -> None:
+    bpy.utils.register_class(IMPULSE_PT_verify)
+
+
+def unregister() -> None:
+    bpy.utils.unregister_class(IMPULSE_PT_verify)
