@@ -27,8 +27,8 @@ class BakeReport:
     seconds: float
     contacts: int  # peak contact points in one frame
     max_penetration: float  # metres
+    trajectory: solver.Trajectory
     warnings: list[str] = field(default_factory=list)
-    trajectory: object = None  # solver.Trajectory
     objects: list[str] = field(default_factory=list)  # object names in body order
 
 

@@ -72,10 +72,14 @@ def frame_range(scene, frame_start=None, frame_end=None) -> tuple[int, int]:
 
 
 def collect_bodies(scene) -> tuple[list, list[str]]:
-    """The enabled mesh objects, and a warning naming enabled objects that are not meshes."""
+    """The enabled mesh objects, and warnings naming objects that are skipped or in conflict."""
     enabled = [obj for obj in scene.objects if obj.impulse.enabled]
     skipped = [obj.name for obj in enabled if obj.type != "MESH"]
     warnings = [f"Skipped non-mesh objects: {', '.join(skipped)}"] if skipped else []
+    builtin = [obj.name for obj in enabled if obj.rigid_body is not None]
+    if builtin:
+        names = ", ".join(builtin)
+        warnings.append(f"Blender's own rigid body also moves {names}: it overrides the keys")
     return [obj for obj in enabled if obj.type == "MESH"], warnings
 
 
@@ -202,13 +206,16 @@ def build_world(scene, depsgraph, frame_start=None, frame_end=None):
         scene.frame_set(start)
         measured = []
         for obj in bodies:
+            start_matrix = matrix_array(obj.evaluated_get(depsgraph).matrix_world)
+            axes = start_matrix[:3, :3].T
+            if abs(np.dot(axes[0], np.cross(axes[1], axes[2]))) < 1e-12:  # determinant
+                raise BakeError(f"'{obj.name}' has zero scale on an axis")
             points = mesh_points(obj, depsgraph, unit_scale)
             if len(points.vertices) == 0:
                 raise BakeError(f"Mesh '{obj.name}' has no vertices")
             shape = fit_shape(points, obj.impulse.shape.lower())
             if shape.thickened:
                 warnings.append(f"'{obj.name}' is flat: a minimum thickness is used")
-            start_matrix = matrix_array(obj.evaluated_get(depsgraph).matrix_world)
             measured.append((obj, points, shape, start_matrix))
         world = solver.World(
             gravity=tuple(_gravity(scene, unit_scale)),

@@ -11,12 +11,15 @@ takes the velocity of the last animated step over exactly.
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Literal
 
 import bpy
 import numpy as np
 
 from ..solver import quaternion as quat
 from ..solver.materials import combine
+
+SceneCopy = Literal["NEW", "EMPTY", "LINK_COPY", "FULL_COPY"]  # bpy.ops.scene.new types
 
 HANDOVER_FRAMES = 2
 """Frames of Animated motion before the start frame that hand the initial velocity over."""
@@ -100,16 +103,17 @@ def per_body_values(values: np.ndarray, movable: np.ndarray, rule: str) -> tuple
 
 
 @contextmanager
-def temporary_scene(source: bpy.types.Scene, copy: str = "FULL_COPY") -> Iterator[bpy.types.Scene]:
-    """A copy of `source` (bpy.ops.scene.new type); afterwards the window's scene and bpy.data
-    are as before."""
+def temporary_scene(source: bpy.types.Scene | None, copy: SceneCopy = "FULL_COPY"
+                    ) -> Iterator[bpy.types.Scene]:
+    """A copy of `source` (default: the current scene) made by bpy.ops.scene.new(type=copy);
+    afterwards the window's scene and bpy.data are as they were."""
     wm = bpy.context.window_manager
     window = bpy.context.window or (wm.windows[0] if wm.windows else None)
     if window is None:
         raise RuntimeError("the built-in rigid body world needs a window (none is open)")
     before = set(bpy.data.user_map())
     previous = window.scene
-    with bpy.context.temp_override(window=window, scene=source):
+    with bpy.context.temp_override(window=window, scene=source or bpy.context.scene):
         bpy.ops.scene.new(type=copy)
     scene = window.scene
     try:
@@ -239,7 +243,8 @@ def sampled_velocities(positions: np.ndarray, orientations: np.ndarray, fps: flo
 
 
 def simulate_builtin(bodies: Sequence[MirrorBody], settings: MirrorSettings,
-                     source: bpy.types.Scene | None = None, copy: str = "FULL_COPY") -> BuiltinRun:
+                     source: bpy.types.Scene | None = None, copy: SceneCopy = "FULL_COPY",
+                     ) -> BuiltinRun:
     """Run the bodies in the built-in world for settings.frames frames and sample every frame.
 
     The run happens in a temporary scene made from `source` (the current scene by default) by
@@ -250,20 +255,20 @@ def simulate_builtin(bodies: Sequence[MirrorBody], settings: MirrorSettings,
         np.array([b.restitution for b in bodies]), movable, settings.restitution_combine)
     friction, mu_miss = per_body_values(
         np.array([b.friction for b in bodies]), movable, settings.friction_combine)
-    with temporary_scene(source or bpy.context.scene, copy) as scene:
+    with temporary_scene(source, copy) as scene:
         collection = bpy.data.collections.new("Impulse mirror")
         _set_world(scene, collection, settings)
         proxies = [_mirror(scene, collection, body, float(e), float(mu), settings)
                    for body, e, mu in zip(bodies, restitution, friction, strict=True)]
-        positions, orientations = [], []
+        places, turns = [], []
         for frame in range(1, START + settings.frames + 1):
             scene.frame_set(frame)
             if frame >= START:
                 matrices = [p.matrix_world for p in proxies]
-                positions.append([m.translation[:] for m in matrices])
-                orientations.append([m.to_quaternion()[:] for m in matrices])
-    positions = np.array(positions, dtype=float).reshape(-1, len(bodies), 3)
-    orientations = quat.normalize(np.array(orientations, dtype=float).reshape(-1, len(bodies), 4))
+                places.append([m.translation[:] for m in matrices])
+                turns.append([m.to_quaternion()[:] for m in matrices])
+    positions = np.array(places, dtype=float).reshape(-1, len(bodies), 3)
+    orientations = quat.normalize(np.array(turns, dtype=float).reshape(-1, len(bodies), 4))
     linear, angular = sampled_velocities(positions, orientations, settings.fps, settings.gravity,
                                          settings.substeps)
     return BuiltinRun(positions, orientations, linear, angular, settings.fps,

@@ -110,27 +110,34 @@ class Comparison:
 
 
 def _mirror_bodies(world, links, trajectory) -> list[MirrorBody]:
-    """The bodies Impulse built, as the built-in should see them: Bullet's centre of mass is the
-    shape centre, so it gets the shape centre's initial velocity v + ω × (centre - com)."""
+    """The bodies Impulse built, in the World's order, as the built-in should see them.
+
+    Bullet's centre of mass is the shape centre, so it gets the shape centre's initial velocity
+    v + ω × (centre - com).
+    """
     state = world.bodies
     offsets = quat.rotate(trajectory.orientations[0], state.com_offset)
     velocities = trajectory.linear_velocities[0] - np.cross(
         trajectory.angular_velocities[0], offsets)
-    return [MirrorBody(
-        name=link.name,
-        shape="sphere" if state.shape[i] == solver.SPHERE else "box",
-        half_extents=tuple(state.half_extents[i].tolist()),
-        position=tuple(trajectory.positions[0, i].tolist()),
-        orientation=tuple(trajectory.orientations[0, i].tolist()),
-        kind=link.kind,
-        mass=float(state.mass[i]) if link.kind == "dynamic" else 1.0,
-        restitution=float(state.restitution[i]),
-        friction=float(state.friction[i]),
-        linear_velocity=tuple(velocities[i].tolist()),
-        angular_velocity=tuple(trajectory.angular_velocities[0, i].tolist()),
-        path=(trajectory.positions[:, i], trajectory.orientations[:, i])
-        if link.kind == "kinematic" else None)
-        for link, i in ((link, link.index) for link in links)]
+    kinds = {link.index: (link.name, link.kind) for link in links}
+    bodies = []
+    for i in range(len(state)):
+        name, kind = kinds[i]
+        bodies.append(MirrorBody(
+            name=name,
+            shape="sphere" if state.shape[i] == solver.SPHERE else "box",
+            half_extents=tuple(state.half_extents[i].tolist()),
+            position=tuple(trajectory.positions[0, i].tolist()),
+            orientation=tuple(trajectory.orientations[0, i].tolist()),
+            kind=kind,
+            mass=float(state.mass[i]) if kind == "dynamic" else 1.0,
+            restitution=float(state.restitution[i]),
+            friction=float(state.friction[i]),
+            linear_velocity=tuple(velocities[i].tolist()),
+            angular_velocity=tuple(trajectory.angular_velocities[0, i].tolist()),
+            path=(trajectory.positions[:, i], trajectory.orientations[:, i])
+            if kind == "kinematic" else None))
+    return bodies
 
 
 def _body_rows(bodies, impulse, builtin, gravity, start) -> list[BodyComparison]:

@@ -11,6 +11,9 @@ from pathlib import Path
 import bpy
 import numpy as np
 
+GUTTER = 4
+"""Black pixels between frames, so frames with the same floor do not run into each other."""
+
 
 def _render_frame(scene: bpy.types.Scene, frame: int, path: Path, floats: int) -> np.ndarray:
     """Render one frame to `path` and read back its `floats` RGBA values, bottom row first."""
@@ -38,7 +41,7 @@ def render(
 ) -> Path:
     """Render `frames` through the scene camera with Workbench and write them as one PNG grid.
 
-    Empty grid cells stay black. The scene's render settings and frame are restored.
+    Gutters and empty cells are black. The scene's render settings and frame are restored.
     """
     width, height = frame_size
     wanted = {"engine": "BLENDER_WORKBENCH", "resolution_x": width, "resolution_y": height,
@@ -49,20 +52,21 @@ def render(
     for key, value in wanted.items():
         setattr(scene.render, key, value)
     rows = -(-len(frames) // columns)
-    sheet = np.zeros((rows * height, columns * width, 4), dtype=np.float32)
+    pitch_x, pitch_y = width + GUTTER, height + GUTTER
+    sheet = np.zeros((rows * pitch_y - GUTTER, columns * pitch_x - GUTTER, 4), dtype=np.float32)
     try:
         with tempfile.TemporaryDirectory(prefix="impulse-sheet-") as folder:
             for i, frame in enumerate(frames):
                 path = Path(folder) / f"{frame:05d}.png"
                 pixels = _render_frame(scene, frame, path, width * height * 4)
-                row, column = rows - 1 - i // columns, i % columns  # images start at the bottom
-                sheet[row * height:(row + 1) * height, column * width:(column + 1) * width] = (
-                    pixels.reshape(height, width, 4))
+                y = (rows - 1 - i // columns) * pitch_y  # images start at the bottom row
+                x = (i % columns) * pitch_x
+                sheet[y:y + height, x:x + width] = pixels.reshape(height, width, 4)
     finally:
         for key, value in saved.items():
             setattr(scene.render, key, value)
         scene.frame_set(frame_current)
-    image = bpy.data.images.new("Impulse contact sheet", columns * width, rows * height)
+    image = bpy.data.images.new("Impulse contact sheet", sheet.shape[1], sheet.shape[0])
     image.pixels.foreach_set(sheet.ravel())  # type: ignore[arg-type]  # stubs: any buffer works
     output.parent.mkdir(parents=True, exist_ok=True)
     image.filepath_raw = str(output)

@@ -33,9 +33,21 @@ def format_table(rows: Sequence[dict], columns: Sequence[str] = COLUMNS) -> str:
     return "\n".join(lines)
 
 
+def _strict(value):
+    """JSON has no NaN or infinity: a value that could not be measured is written as null."""
+    if isinstance(value, dict):
+        return {key: _strict(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_strict(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def write_json(rows: Sequence[dict], path: Path, **extra) -> Path:
-    """JSON with the rows plus any extra top-level fields (settings, timings)."""
-    path.write_text(json.dumps({**extra, "rows": list(rows)}, indent=2, default=float))
+    """Strict JSON with the rows plus any extra top-level fields (settings, notes, curves)."""
+    data = _strict({**extra, "rows": list(rows)})
+    path.write_text(json.dumps(data, indent=2, allow_nan=False, default=float) + "\n")
     return path
 
 

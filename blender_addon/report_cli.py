@@ -12,12 +12,15 @@ from pathlib import Path
 import bpy
 
 from . import cli, report, verify
+from .bake_files import frame_range
 from .bridge import BakeError
 from .compare import compare_scene, write_files
 
 
 def _configure_compare(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE.blend")
+    parser.add_argument("--frames", type=frame_range, metavar="A-B",
+                        help="frame range to compare (default: each scene's Impulse range)")
     parser.add_argument("--output", type=Path, default=Path("compare"), metavar="DIR",
                         help="folder for the tables, JSON, CSV and charts (default: ./compare)")
     parser.add_argument("--blender-damping", action="store_true",
@@ -33,7 +36,9 @@ def _compare_one(source: Path, args: argparse.Namespace) -> str:
     except RuntimeError as error:
         reason = str(error).strip().splitlines()[-1] if str(error).strip() else "unknown"
         raise BakeError(f"Blender could not open it ({reason})") from None
-    comparison = compare_scene(bpy.context.scene, blender_damping=args.blender_damping)
+    start, end = args.frames if args.frames is not None else (None, None)
+    comparison = compare_scene(bpy.context.scene, frame_start=start, frame_end=end,
+                               blender_damping=args.blender_damping)
     files = write_files(comparison, args.output, source.stem)
     return f"{comparison.summary()} -> {', '.join(str(f) for f in files)}"
 

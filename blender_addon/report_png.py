@@ -137,13 +137,14 @@ def curve_chart(panels: Sequence[dict], path: Path, columns: int = 4) -> Path:
         box = (x0 + pad, y0 + 26, x0 + width - pad, y0 + height - pad)
         canvas.rect(box[0], box[1], box[2], box[3], GRID)
         canvas.rect(box[0] + 1, box[1] + 1, box[2] - 1, box[3] - 1, WHITE)
-        curves = {k: np.asarray(v, dtype=float) for k, v in panel["curves"].items()}
+        order = sorted(panel["curves"], key=lambda key: key != "closed_form")  # runs on top
+        curves = {key: np.asarray(panel["curves"][key], dtype=float) for key in order}
         finite = np.concatenate([c[np.isfinite(c)] for c in curves.values()] + [np.zeros(0)])
         if finite.size == 0:
             continue
         span = max(finite.max() - finite.min(), 1e-12)
-        canvas.text(box[0] + 4, box[1] + 4, f"{finite.max():.3g}", CLOSED)
-        canvas.text(box[0] + 4, box[3] - 14, f"{finite.min():.3g}", CLOSED)
+        canvas.text(box[0] + 4, box[1] + 4, f"{finite.max():.5g}", CLOSED)
+        canvas.text(box[0] + 4, box[3] - 14, f"{finite.min():.5g}", CLOSED)
         for key, values in curves.items():
             xs = box[0] + (box[2] - box[0]) * np.arange(len(values)) / max(len(values) - 1, 1)
             ys = box[3] - (box[3] - box[1]) * (values - finite.min()) / span

@@ -32,11 +32,14 @@ class ImpulseReportSettings(bpy.types.PropertyGroup):
     last_verify: StringProperty(name="Last Verification")
 
 
+ATTRIBUTE = "impulse_report"  # set with setattr: the type stubs cannot know added attributes
+
+
 def register() -> None:
     bpy.utils.register_class(ImpulseReportSettings)
-    bpy.types.Scene.impulse_report = PointerProperty(type=ImpulseReportSettings)
+    setattr(bpy.types.Scene, ATTRIBUTE, PointerProperty(type=ImpulseReportSettings))
 
 
 def unregister() -> None:
-    del bpy.types.Scene.impulse_report
+    delattr(bpy.types.Scene, ATTRIBUTE)
     bpy.utils.unregister_class(ImpulseReportSettings)

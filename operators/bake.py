@@ -8,6 +8,10 @@ from ..blender_addon.bake import BakeError, BakeJob, BakeReport, bake_scene, cle
 
 # Time spent simulating per timer event: long enough to be efficient, short enough for Esc.
 _SLICE_SECONDS = 0.05
+# View navigation changes no data, so it may pass while the bake runs; every other event waits.
+_NAVIGATION = frozenset(
+    {"MIDDLEMOUSE", "WHEELUPMOUSE", "WHEELDOWNMOUSE", "TRACKPADPAN", "TRACKPADZOOM", "NDOF_MOTION"}
+)
 
 
 def _report_done(operator, report: BakeReport) -> None:
@@ -55,6 +59,8 @@ class IMPULSE_OT_bake(bpy.types.Operator):
             self._end(context)
             self.report({"INFO"}, "Bake cancelled; nothing was changed")
             return {"CANCELLED"}
+        if event.type in _NAVIGATION:
+            return {"PASS_THROUGH"}
         if event.type != "TIMER":
             return {"RUNNING_MODAL"}  # no edits while the world is half simulated
         deadline = time.perf_counter() + _SLICE_SECONDS

@@ -15,7 +15,7 @@ class IMPULSE_OT_compare_builtin(bpy.types.Operator):
 
     bl_idname = "impulse.compare_builtin"
     bl_label = "Compare with Built-in"
-    bl_options = frozenset({"REGISTER", "UNDO"})
+    bl_options = {"REGISTER", "UNDO"}  # noqa: RUF012 (read once, at registration)
 
     def execute(self, context):
         settings = context.scene.impulse_report
@@ -43,7 +43,7 @@ class IMPULSE_OT_remove_ghosts(bpy.types.Operator):
 
     bl_idname = "impulse.remove_ghosts"
     bl_label = "Remove Ghosts"
-    bl_options = frozenset({"REGISTER", "UNDO"})
+    bl_options = {"REGISTER", "UNDO"}  # noqa: RUF012 (read once, at registration)
 
     @classmethod
     def poll(cls, _context):
@@ -68,7 +68,7 @@ class IMPULSE_OT_verify(bpy.types.Operator):
 
     bl_idname = "impulse.verify"
     bl_label = "Verify Physics"
-    bl_options = frozenset({"REGISTER", "UNDO"})
+    bl_options = {"REGISTER", "UNDO"}  # noqa: RUF012 (read once, at registration)
 
     only: bpy.props.StringProperty(
         name="Only", description="Run only the scenes whose name contains this text",
@@ -82,7 +82,7 @@ class IMPULSE_OT_verify(bpy.types.Operator):
             return {"CANCELLED"}
         manager = context.window_manager
         manager.progress_begin(0, len(scenes))
-        done: list[str] = []
+        done = []
 
         def progress(line: str) -> None:
             done.append(line)

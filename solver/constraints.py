@@ -1,16 +1,10 @@
-"""Contact manifolds in solver form: anchors, Jacobian rows, effective masses, warm starting.
+"""Contact manifolds in solver form: Jacobian rows, effective masses and warm starting.
 
 The narrow phase's points are grouped per touching pair into manifolds of up to four points
-(padded, with a mask). Their geometry is refreshed every substep from how far the bodies moved,
-as Box2D v3 does: each point is kept on both bodies (local anchors) and the current separation
-is the detected one plus the normal component of the anchors' relative displacement. Both bodies
-apply an impulse at one common point, the midpoint of their anchors, so momentum and angular
-momentum are exchanged exactly.
-
-Rows act on the 12 velocities [v_a, ω_a, v_b, ω_b] of a pair: one normal row per point, and
-friction at the manifold's centre as two tangent rows and a twist row about the normal (the
-"central friction" of game engines), limited by μ times the manifold's total normal impulse.
-Velocities are one (N, 6) array [v, ω].
+(padded, with a mask). Both bodies take each impulse at the same world point, so momentum and
+angular momentum are exchanged exactly. Rows act on the 12 velocities [v_a, ω_a, v_b, ω_b] of a
+pair: per point one normal row and two friction rows along the tangents t1, t2 of the
+manifold's normal. Velocities are one (N, 6) array [v, ω].
 """
 
 import itertools
@@ -31,33 +25,29 @@ class Manifolds:
     """P pair manifolds, permuted into colour order; rows are rewritten in place every substep
     so each colour Batch keeps views into them."""
 
-    def __init__(self, a, b, mask, feature, normal, local_a, local_b, detected_separation,
-                 friction, restitution, slop, starts):
+    def __init__(self, a, b, mask, feature, normal, point, separation, friction, restitution,
+                 slop, starts):
         count = len(a)
         self.a, self.b, self.mask, self.feature = a, b, mask, feature
         self.pairs = np.stack([a, b], axis=1)
         self.points = mask.sum(axis=1)
         self.normal = normal  # (P, 4, 3), a -> b, fixed for the frame
         self.tangents = tangent_basis(normal[:, 0])  # (P, 2, 3)
-        self.local_a, self.local_b = local_a, local_b  # (P, 4, 3) body frame, from the COM
-        self.detected_separation = detected_separation  # (P, 4), minus the detected depth
+        self.point = point  # (P, 4, 3) world, midway between the surfaces
         self.friction, self.restitution, self.slop = friction, restitution, slop
         self.starts = starts
         self.normal_impulse = np.zeros((count, POINTS))  # accumulated, per substep
-        self.friction_impulse = np.zeros((count, 3))  # t1, t2, twist
-        self.separation = np.where(mask, detected_separation, 0.0)
+        self.friction_impulse = np.zeros((count, POINTS, 2))  # along t1, t2
+        self.separation = np.where(mask, separation, 0.0)  # minus the depth
+        self.incoming = np.zeros((count, POINTS))  # arrival speed carried to the touch
         self.bias = np.zeros((count, POINTS))
-        self.mass_scale = np.ones((count, POINTS))
-        self.impulse_scale = np.zeros((count, POINTS))
         self.normal_rows = np.zeros((count, POINTS, 12))
         self.normal_response = np.zeros((count, POINTS, 12))  # M⁻¹Jᵀ
         self.normal_block = np.zeros((count, POINTS, POINTS))  # J M⁻¹ Jᵀ
         self.normal_inverse = np.zeros((count, POINTS, POINTS))  # its pseudo-inverse
-        self.normal_mass = np.zeros((count, POINTS))  # 1 / diagonal
-        self.friction_rows = np.zeros((count, 3, 12))
-        self.friction_response = np.zeros((count, 3, 12))
-        self.friction_inverse = np.zeros((count, 3, 3))
-        self.twist_radius = np.zeros(count)
+        self.friction_rows = np.zeros((count, POINTS, 2, 12))
+        self.friction_response = np.zeros((count, POINTS, 2, 12))
+        self.friction_mass = np.zeros((count, POINTS, 2))
         self.batches = [Batch(self, slice(s, e)) for s, e in itertools.pairwise(starts)]
 
     def __len__(self) -> int:
@@ -67,10 +57,9 @@ class Manifolds:
 class Batch:
     """Views of one colour's manifolds: no movable body occurs twice, so they solve as one."""
 
-    __slots__ = ("bias", "friction", "friction_impulse", "friction_inverse", "friction_response",
-                 "friction_rows", "impulse_scale", "index", "mass_scale", "normal_block",
-                 "normal_impulse", "normal_inverse", "normal_mass", "normal_response", "normal_rows", "rows",
-                 "twist_radius")
+    __slots__ = ("bias", "friction", "friction_impulse", "friction_mass", "friction_response",
+                 "friction_rows", "index", "normal_block", "normal_impulse", "normal_inverse",
+                 "normal_response", "normal_rows", "rows")
 
     def __init__(self, m: Manifolds, rows: slice):
         self.rows = rows
@@ -88,7 +77,7 @@ def tangent_basis(normal: np.ndarray) -> np.ndarray:
     return np.stack([t1, np.cross(normal, t1)], axis=1)
 
 
-def build_manifolds(found, bodies, rotations, movable, previous, restitution_rule,
+def build_manifolds(found, bodies, movable, previous, restitution_rule,
                     friction_rule, slop) -> Manifolds:
     """Manifolds of the contacts `found` (sorted by pair), warm-started from `previous`."""
     n = len(bodies)
@@ -111,11 +100,8 @@ def build_manifolds(found, bodies, rotations, movable, previous, restitution_rul
     mask = padded(np.ones(len(key), dtype=bool), False)
     normal = padded(found.normal, 0.0)
     normal[~mask] = np.repeat(normal[:, :1], POINTS, axis=1)[~mask]
-    point = padded(found.point, 0.0)
-    local_a = np.einsum("pji,psj->psi", rotations[a], point - bodies.position[a, None])
-    local_b = np.einsum("pji,psj->psi", rotations[b], point - bodies.position[b, None])
     manifolds = Manifolds(
-        a, b, mask, padded(found.feature, -1), normal, local_a, local_b,
+        a, b, mask, padded(found.feature, -1), normal, padded(found.point, 0.0),
         padded(-found.depth, 0.0),
         combine(friction_rule, bodies.friction[a], bodies.friction[b]),
         combine(restitution_rule, bodies.restitution[a], bodies.restitution[b]),
@@ -138,8 +124,8 @@ def _match(old_keys: np.ndarray, new_keys: np.ndarray):
 
 
 def _warm_start_from(m: Manifolds, previous: Manifolds) -> None:
-    """Carry impulses over from last frame: normal ones by (a, b, feature), friction per pair
-    as a world vector projected on the new tangents, so it survives a change of basis."""
+    """Carry impulses over from last frame by (a, b, feature); friction as a world vector
+    projected on the new tangents, so it survives a change of basis."""
     def point_keys(x):
         pair, slot = np.nonzero(x.mask)
         return pair, slot, np.stack([x.a[pair], x.b[pair], x.feature[pair, slot]], axis=1)
@@ -147,58 +133,33 @@ def _warm_start_from(m: Manifolds, previous: Manifolds) -> None:
     old_pair, old_slot, old_keys = point_keys(previous)
     new_pair, new_slot, new_keys = point_keys(m)
     old, new = _match(old_keys, new_keys)
-    m.normal_impulse[new_pair[new], new_slot[new]] = previous.normal_impulse[
-        old_pair[old], old_slot[old]]
-    old, new = _match(previous.pairs, m.pairs)
-    tangential = np.einsum("pr,pri->pi", previous.friction_impulse[old, :2],
-                           previous.tangents[old])
-    m.friction_impulse[new, :2] = np.einsum("pri,pi->pr", m.tangents[new], tangential)
-    m.friction_impulse[new, 2] = previous.friction_impulse[old, 2]
+    old_pair, old_slot = old_pair[old], old_slot[old]
+    new_pair, new_slot = new_pair[new], new_slot[new]
+    m.normal_impulse[new_pair, new_slot] = previous.normal_impulse[old_pair, old_slot]
+    m.incoming[new_pair, new_slot] = previous.incoming[old_pair, old_slot]
+    tangential = np.einsum("kr,kri->ki", previous.friction_impulse[old_pair, old_slot],
+                           previous.tangents[old_pair])
+    m.friction_impulse[new_pair, new_slot] = np.einsum("kri,ki->kr", m.tangents[new_pair],
+                                                       tangential)
 
 
-def _anchors(m: Manifolds, position, rotations):
-    """(P, 4, 3) world positions of each point as carried by body a and by body b."""
-    anchor_a = position[m.a, None] + np.einsum("pij,psj->psi", rotations[m.a], m.local_a)
-    anchor_b = position[m.b, None] + np.einsum("pij,psj->psi", rotations[m.b], m.local_b)
-    return anchor_a, anchor_b
-
-
-def refresh_separation(m: Manifolds, position, rotations) -> None:
-    """Current gaps: the detected ones plus how far the anchors moved apart along n."""
-    anchor_a, anchor_b = _anchors(m, position, rotations)
-    gap = m.detected_separation + np.einsum("psi,psi->ps", anchor_b - anchor_a, m.normal)
-    m.separation[:] = np.where(m.mask, gap, 0.0)
-
-
-def update_rows(m: Manifolds, position, rotations, inverse_mass, world_inverse_inertia) -> None:
-    """Refresh separations, rows, responses and effective-mass inverses for this substep."""
+def update_rows(m: Manifolds, position, inverse_mass, world_inverse_inertia) -> None:
+    """Rows, responses and effective masses for the bodies' current state."""
     a, b, mask = m.a, m.b, m.mask
-    anchor_a, anchor_b = _anchors(m, position, rotations)
-    gap = m.detected_separation + np.einsum("psi,psi->ps", anchor_b - anchor_a, m.normal)
-    m.separation[:] = np.where(mask, gap, 0.0)
     live = mask[:, :, None]
-    common = 0.5 * (anchor_a + anchor_b)
-    ra, rb = common - position[a, None], common - position[b, None]
+    ra, rb = m.point - position[a, None], m.point - position[b, None]
     n = m.normal * live
     _fill(m.normal_rows, m.normal_response, n, np.cross(ra, n), np.cross(rb, n),
           a, b, inverse_mass, world_inverse_inertia)
     block = np.einsum("psi,pti->pst", m.normal_rows, m.normal_response)
-    m.normal_mass[:] = np.where(mask, 1.0 / np.where(mask, np.diagonal(block, 0, 1, 2), 1.0), 0.0)
     m.normal_block[:] = block
     m.normal_inverse[:] = pseudo_inverse(block, mask)
-    centre = np.sum(common * live, axis=1) / m.points[:, None]
-    m.twist_radius[:] = np.sum(np.linalg.norm(common - centre[:, None], axis=2) * mask,
-                               axis=1) / m.points
-    ca, cb = centre - position[a], centre - position[b]
-    t = m.tangents
-    normal = m.normal[:, :1]
-    linear = np.concatenate([t, np.zeros_like(normal)], axis=1)  # t1, t2, twist (no force)
-    arm_a = np.concatenate([np.cross(ca[:, None], t), normal], axis=1)
-    arm_b = np.concatenate([np.cross(cb[:, None], t), normal], axis=1)
-    _fill(m.friction_rows, m.friction_response, linear, arm_a, arm_b,
-          a, b, inverse_mass, world_inverse_inertia)
-    m.friction_inverse[:] = np.linalg.inv(
-        np.einsum("pri,pqi->prq", m.friction_rows, m.friction_response))
+    t = m.tangents[:, None] * live[..., None]  # (P, 4, 2, 3)
+    _fill(m.friction_rows, m.friction_response, t, np.cross(ra[:, :, None], t),
+          np.cross(rb[:, :, None], t), a, b, inverse_mass, world_inverse_inertia)
+    diagonal = np.einsum("psri,psri->psr", m.friction_rows, m.friction_response)
+    m.friction_mass[:] = np.divide(1.0, diagonal, out=np.zeros_like(diagonal),
+                                   where=diagonal > 0.0)
 
 
 def pseudo_inverse(block: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -211,13 +172,14 @@ def pseudo_inverse(block: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def _fill(rows, response, direction, arm_a, arm_b, a, b, inverse_mass, inverse_inertia):
-    """Write rows J = [-d, -r_a×d, d, r_b×d] and responses M⁻¹Jᵀ in place."""
+    """Write rows J = [-d, -r_a×d, d, r_b×d] and responses M⁻¹Jᵀ in place (any middle axes)."""
     rows[..., 0:3], rows[..., 3:6] = -direction, -arm_a
     rows[..., 6:9], rows[..., 9:12] = direction, arm_b
-    response[..., 0:3] = -inverse_mass[a, None, None] * direction
-    response[..., 3:6] = -np.einsum("pij,psj->psi", inverse_inertia[a], arm_a)
-    response[..., 6:9] = inverse_mass[b, None, None] * direction
-    response[..., 9:12] = np.einsum("pij,psj->psi", inverse_inertia[b], arm_b)
+    shape = (-1,) + (1,) * (direction.ndim - 1)
+    response[..., 0:3] = -inverse_mass[a].reshape(shape) * direction
+    response[..., 3:6] = -np.einsum("pij,p...j->p...i", inverse_inertia[a], arm_a)
+    response[..., 6:9] = inverse_mass[b].reshape(shape) * direction
+    response[..., 9:12] = np.einsum("pij,p...j->p...i", inverse_inertia[b], arm_b)
 
 
 def normal_velocity(m: Manifolds, velocity6: np.ndarray) -> np.ndarray:
@@ -228,9 +190,9 @@ def normal_velocity(m: Manifolds, velocity6: np.ndarray) -> np.ndarray:
 
 def apply_impulses(m: Manifolds, velocity6: np.ndarray, normal: np.ndarray,
                    friction: np.ndarray) -> None:
-    """Add the velocity change of (P, 4) normal and (P, 3) friction impulses to both bodies
+    """Add the velocity change of (P, 4) normal and (P, 4, 2) friction impulses to both bodies
     (warm starting, and the spring forces times h of the penalty method)."""
     change = (np.einsum("ps,psi->pi", normal, m.normal_response)
-              + np.einsum("pr,pri->pi", friction, m.friction_response))
+              + np.einsum("psr,psri->pi", friction, m.friction_response))
     np.add.at(velocity6, m.a, change[:, :6])
     np.add.at(velocity6, m.b, change[:, 6:])

@@ -14,11 +14,12 @@ ANGULAR_TOLERANCE = np.radians(2.0)  # rad/s
 TIME_TO_SLEEP = 0.5  # s
 
 
-def update_rest_time(rest_time, velocity, angular_velocity, dynamic, dt: float) -> None:
-    """Advance the rest timers in place by dt (a frame) and restart those of moving bodies."""
+def update_rest_time(rest_time, velocity, angular_velocity, awake, dt: float) -> None:
+    """Advance the rest timers of awake bodies in place by dt (a frame), restart those of moving
+    ones; sleeping bodies keep theirs, so their island stays asleep until something wakes it."""
     slow = (np.linalg.norm(velocity, axis=1) < LINEAR_TOLERANCE) & (
         np.linalg.norm(angular_velocity, axis=1) < ANGULAR_TOLERANCE)
-    rest_time[:] = np.where(slow & dynamic, rest_time + dt, 0.0)
+    rest_time[awake] = np.where(slow[awake], rest_time[awake] + dt, 0.0)
 
 
 def islands(count: int, a: np.ndarray, b: np.ndarray, linked: np.ndarray) -> np.ndarray:

@@ -24,13 +24,7 @@ from .bodies import (
     mass_and_inertia,
 )
 from .broadphase import aabbs, sweep_and_prune
-from .constraints import (
-    apply_impulses,
-    build_manifolds,
-    normal_velocity,
-    refresh_separation,
-    update_rows,
-)
+from .constraints import apply_impulses, build_manifolds, update_rows
 from .contacts import Contacts, find_contacts
 from .integrate import integrate_velocities, rotate_keeping_momentum
 from .kinematic import Paths, rotation_rate
@@ -116,75 +110,68 @@ class World:
         return index
 
     # ------------------------------------------------------------------ stepping
-    @property
-    def _sweeps(self) -> int:
-        """Gauss–Seidel sweeps per substep and phase: `iterations` are per frame, shared by the
-        substeps, because substeps with warm starting converge better than iterations
-        (Box2D v3); every substep gets at least one."""
-        return -(-self.iterations // self.substeps)
-
     def step(self) -> None:
         """Advance one frame."""
         b = self.bodies
         frame_time = 1.0 / self.fps
-        rotations = b.rotations()
-        contacts = self._find_contacts(rotations, frame_time)
+        gravity = float(np.linalg.norm(self.gravity))
         substeps = self.substeps
         if self.method == "penalty":
-            omega = penalty.natural_frequency(contacts, b.half_extents,
-                                              float(np.linalg.norm(self.gravity)))
-            substeps = max(substeps, penalty.substeps_needed(omega, frame_time))
+            stiffest = penalty.frequency(b.half_extents.min(initial=np.inf), gravity)
+            substeps = max(substeps, penalty.substeps_needed(stiffest, frame_time))
         h = frame_time / substeps
-        awake = np.flatnonzero(self._awake)
+        rotations = b.rotations()
+        self._contact_count, self._max_penetration = 0, 0.0
         for s in range(substeps):
             target = self.frame + (s + 1) / substeps
             self._set_kinematic_velocities(target, h)
+            contacts = self._find_contacts(rotations, h, decide_sleep=s == 0)
+            awake = np.flatnonzero(self._awake)
+            if not len(awake) and not len(self.paths):
+                break  # everything sleeps: nothing moves this frame
             force = air_force(b.velocity[awake], b.angular_velocity[awake], b.drag[awake],
                               b.lift[awake])
             b.velocity[awake] = integrate_velocities(b.velocity[awake], b.inverse_mass[awake],
                                                      force, self.gravity, h)
             velocity6 = np.concatenate([b.velocity, b.angular_velocity], axis=1)
+            pseudo = None
             if len(contacts):
-                update_rows(contacts, b.position, rotations, b.inverse_mass,
+                update_rows(contacts, b.position, b.inverse_mass,
                             b.world_inverse_inertia(rotations))
                 if self.method == "impulse":
-                    approach = normal_velocity(contacts, velocity6)
+                    dynamic = b.dynamic.astype(float)
+                    solve_impulse.set_targets(contacts, velocity6, h, h * np.einsum(
+                        "psi,i->ps", contacts.normal, self.gravity)
+                        * (dynamic[contacts.b] - dynamic[contacts.a])[:, None])
                     apply_impulses(contacts, velocity6, contacts.normal_impulse,
                                    contacts.friction_impulse)
-                    solve_impulse.set_targets(contacts, h, use_bias=True)
-                    for _ in range(self._sweeps):
+                    for _ in range(self.iterations):
                         solve_impulse.solve(contacts, velocity6)
+                    solve_impulse.remember_incoming(contacts)
+                    pseudo = solve_impulse.push_out(contacts, h, len(b), self.iterations)
                 else:
+                    omega = penalty.frequency(np.minimum(
+                        b.half_extents[contacts.a].min(axis=1),
+                        b.half_extents[contacts.b].min(axis=1)), gravity)
                     apply_impulses(contacts, velocity6, *penalty.spring_impulses(
                         contacts, velocity6, b.inverse_mass, omega, h))
             b.velocity[awake] = velocity6[awake, :3]
             b.angular_velocity[awake] = velocity6[awake, 3:]
-            self._integrate_positions(awake, h)
+            self._integrate_positions(awake, h, pseudo)
             self._set_kinematic_poses(target)
             rotations = b.rotations()
-            if self.method == "impulse" and len(contacts):
-                self._relax_and_bounce(contacts, approach, rotations, h, awake)
-        self._finish_frame(contacts, frame_time)
+            self._contacts = contacts
+            self._record(contacts)
+        self._finish_frame(frame_time)
 
-    def _relax_and_bounce(self, contacts, approach, rotations, h: float, awake) -> None:
-        """The substep's closing sweeps: relax (no position bias), then restitution."""
-        b = self.bodies
-        refresh_separation(contacts, b.position, rotations)
-        velocity6 = np.concatenate([b.velocity, b.angular_velocity], axis=1)
-        solve_impulse.set_targets(contacts, h, use_bias=False)
-        for _ in range(self._sweeps):
-            solve_impulse.solve(contacts, velocity6)
-        bounce = solve_impulse.bouncing(contacts, approach)
-        if bounce.any():
-            for _ in range(self._sweeps):
-                solve_impulse.restitute(contacts, velocity6, approach, bounce)
-        b.velocity[awake] = velocity6[awake, :3]
-        b.angular_velocity[awake] = velocity6[awake, 3:]
-
-    def _integrate_positions(self, awake: np.ndarray, h: float) -> None:
-        """x += h v and the momentum-keeping rotation, for awake dynamic bodies."""
+    def _integrate_positions(self, awake: np.ndarray, h: float, pseudo) -> None:
+        """x += h v and the momentum-keeping rotation for awake dynamic bodies, plus the
+        split-impulse push-out (pseudo-velocities), which moves them without any momentum."""
         b = self.bodies
         b.position[awake] += h * b.velocity[awake]
+        if pseudo is not None:
+            b.position[awake] += h * pseudo[awake, :3]
+            b.orientation[awake] = quaternion.integrate(b.orientation[awake], pseudo[awake, 3:], h)
         b.orientation[awake], b.angular_velocity[awake] = rotate_keeping_momentum(
             b.orientation[awake], b.angular_velocity[awake], b.inertia[awake],
             b.inverse_inertia[awake], h)
@@ -216,48 +203,34 @@ class World:
     def _speculative(self) -> np.ndarray:
         return np.minimum(SPECULATIVE_DISTANCE, 0.25 * self.bodies.half_extents.min(axis=1))
 
-    def _find_contacts(self, rotations: np.ndarray, frame_time: float):
-        """This frame's contact set, after deciding which islands sleep."""
+    def _find_contacts(self, rotations: np.ndarray, h: float, decide_sleep: bool):
+        """The substep's manifolds, with speculative points for gaps the pair may close in h;
+        at a frame's first substep, also decide which islands sleep."""
         b = self.bodies
-        dynamic = b.dynamic
         radius = np.linalg.norm(b.half_extents, axis=1) + np.linalg.norm(b.com_offset, axis=1)
-        spin = np.linalg.norm(b.angular_velocity, axis=1) * radius * frame_time
-        fall = float(np.linalg.norm(self.gravity)) * frame_time**2
-        travel = self._kinematic_travel(frame_time)
-        reach = (np.linalg.norm(b.velocity, axis=1) * frame_time + spin + fall + travel
-                 + self._speculative())
+        spin = np.linalg.norm(b.angular_velocity, axis=1) * radius * h
+        fall = float(np.linalg.norm(self.gravity)) * h * h
+        speculative = np.minimum(SPECULATIVE_DISTANCE, 0.25 * b.half_extents.min(axis=1))
+        reach = np.linalg.norm(b.velocity, axis=1) * h + spin + fall + speculative
         centres = b.shape_centers(rotations)
         lo, hi = aabbs(centres, rotations, b.half_extents, b.shape)
-        pairs = sweep_and_prune(lo - reach[:, None], hi + reach[:, None], dynamic)
+        movable = b.dynamic if decide_sleep else self._awake
+        pairs = sweep_and_prune(lo - reach[:, None], hi + reach[:, None], movable)
         i, j = pairs[:, 0], pairs[:, 1]
-        closing = (np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * frame_time + spin[i]
-                   + spin[j] + fall + travel[i] + travel[j])
-        margin = closing + self._speculative()[i] + self._speculative()[j]
+        margin = (np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * h + spin[i] + spin[j]
+                  + fall + speculative[i] + speculative[j])
         found = find_contacts(b.shape, centres, rotations, b.half_extents, pairs,
                               margin=float(margin.max(initial=0.0)))
         keys = i * len(b) + j
-        contact_margin = margin[np.searchsorted(keys, found.a * len(b) + found.b)]
-        found = _select(found, found.depth >= -contact_margin)
-        self._update_sleep(found)
+        found = _select(found, found.depth >= -margin[np.searchsorted(keys, found.a * len(b)
+                                                                      + found.b)])
+        if decide_sleep:
+            self._update_sleep(found)
         awake = self._awake
         found = _select(found, awake[found.a] | awake[found.b])
         slop = np.minimum(LINEAR_SLOP, 0.02 * b.half_extents.min(axis=1))
-        return build_manifolds(found, b, rotations, awake, self._contacts,
+        return build_manifolds(found, b, awake, self._contacts,
                                self.restitution_combine, self.friction_combine, slop)
-
-    def _kinematic_travel(self, frame_time: float) -> np.ndarray:
-        """(N,) how far each kinematic body's path can carry its surface within this frame."""
-        travel = np.zeros(len(self.bodies))
-        if not len(self.paths):
-            return travel
-        rows, start, q0 = self._kinematic_targets(float(self.frame))
-        radius = np.linalg.norm(self.bodies.half_extents[rows], axis=1)
-        for k in range(1, self.substeps + 1):  # samples along the frame, not a loop over bodies
-            _, position, q = self._kinematic_targets(self.frame + k / self.substeps)
-            turn = np.linalg.norm(rotation_rate(q0, q, 1.0), axis=1)
-            travel[rows] = np.maximum(travel[rows],
-                                      np.linalg.norm(position - start, axis=1) + turn * radius)
-        return travel
 
     def _update_sleep(self, found) -> None:
         """Decide, per island, who is simulated this frame; sleeping bodies stand still."""
@@ -277,17 +250,19 @@ class World:
         b.velocity[asleep] = 0.0
         b.angular_velocity[asleep] = 0.0
 
-    def _finish_frame(self, contacts, frame_time: float) -> None:
-        b = self.bodies
+    def _record(self, contacts) -> None:
+        """Fold a substep's contacts into the frame's statistics (peak count, deepest point)."""
         if len(contacts):
-            self._contact_count = int(np.count_nonzero(contacts.mask & (
-                (contacts.normal_impulse > 0.0) | (contacts.separation <= 0.0))))
-            self._max_penetration = float(max(0.0, -contacts.separation[contacts.mask].min()))
-        else:
-            self._contact_count, self._max_penetration = 0, 0.0
+            touching = contacts.mask & ((contacts.normal_impulse > 0.0)
+                                        | (contacts.separation <= 0.0))
+            self._contact_count = max(self._contact_count, int(np.count_nonzero(touching)))
+            self._max_penetration = max(self._max_penetration,
+                                        float(-contacts.separation[contacts.mask].min()))
+
+    def _finish_frame(self, frame_time: float) -> None:
+        b = self.bodies
         awake = self._awake
         sleep.update_rest_time(b.rest_time, b.velocity, b.angular_velocity, awake, frame_time)
-        self._contacts = contacts
         self.frame += 1
 
     # ------------------------------------------------------------------ results

@@ -206,6 +206,24 @@ def test_animated_passive_body_pushes_and_keeps_its_animation(scene):
     assert x[-1] > 1.2  # pushed ahead of the paddle's front face (x = 1.5 at the end)
 
 
+def test_animated_passive_body_follows_its_animation_exactly(scene, impulse):
+    scene.frame_start, scene.frame_end = 1, 30
+    add(cube("Box", location=(0.0, 0.0, 5.0)))
+    paddle = cube("Paddle", location=(-3.0, 0.0, 0.0))
+    paddle.rotation_mode = "QUATERNION"
+    paddle.keyframe_insert("location", frame=1)
+    paddle.keyframe_insert("rotation_quaternion", frame=1)
+    paddle.location = (2.0, 1.0, -1.0)
+    paddle.rotation_quaternion = Matrix.Rotation(1.0, 3, "Z").to_quaternion()
+    paddle.keyframe_insert("location", frame=30)  # Bézier: not a straight line in time
+    paddle.keyframe_insert("rotation_quaternion", frame=30)
+    add(paddle, body_type="PASSIVE", animated=True)
+    report = impulse.blender_addon.bake.bake_scene(scene)
+    index = report.objects.index("Paddle")
+    animated = world_matrices(scene, paddle, range(1, 31))
+    assert report.trajectory.positions[:, index] == pytest.approx(animated[:, :3, 3], abs=1e-5)
+
+
 def test_velocity_from_animation(scene):
     scene.impulse.use_gravity = False
     scene.frame_start, scene.frame_end = 10, 40
@@ -247,6 +265,15 @@ def test_clear_restores_previous_action_and_transform_exactly(scene):
     assert not previous.use_fake_user
     assert sorted(bpy.data.actions.keys()) == actions_before
     assert transform(box) == before
+
+
+def test_invoke_in_background_runs_to_the_end(scene):
+    """What a button press does; without a window there is no modal loop, so it just bakes."""
+    box = cube("Box", location=(0.0, 0.0, 3.0), size=1.0)
+    add(box)
+    scene.frame_end = 10
+    assert bpy.ops.impulse.bake("INVOKE_DEFAULT") == {"FINISHED"}
+    assert keys(box, "location").shape == (10, 4)
 
 
 def test_undo_removes_the_whole_bake(scene):

@@ -124,3 +124,23 @@ def test_enabled_non_mesh_objects_are_skipped_with_a_warning(scene, capsys):
     assert bpy.ops.impulse.bake() == {"FINISHED"}
     assert "Skipped non-mesh objects: Camera" in capsys.readouterr().out
     assert bpy.data.objects["Camera"].animation_data is None
+
+
+def test_zero_scale_is_named(scene):
+    bodies(cube("Box"))
+    squashed = cube("Squashed", location=(3.0, 0.0, 0.0))
+    bodies(squashed, body_type="PASSIVE")
+    squashed.scale.z = 0.0
+    before = snapshot(scene)
+    with pytest.raises(RuntimeError, match="'Squashed' has zero scale on an axis"):
+        bpy.ops.impulse.bake()
+    assert snapshot(scene) == before
+
+
+def test_bodies_with_blenders_own_rigid_body_get_a_warning(scene, capsys):
+    box = cube("Box", location=(0.0, 0.0, 5.0))
+    bodies(box)
+    bpy.ops.rigidbody.object_add()
+    scene.frame_end = 3
+    assert bpy.ops.impulse.bake() == {"FINISHED"}
+    assert "Blender's own rigid body also moves Box" in capsys.readouterr().out

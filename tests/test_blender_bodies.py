@@ -139,3 +139,10 @@ def test_preset_menu_lists_bundled_presets(scene):
     folders = bpy.utils.preset_paths(menu.preset_subdir)
     names = {path.stem for folder in folders for path in Path(folder).glob("*.py")}
     assert set(BUNDLED) <= names
+
+
+def test_bundled_presets_cannot_be_removed(scene, impulse):
+    steel = Path(impulse.__file__).parent / "presets" / "impulse" / "materials" / "Steel.py"
+    assert steel.exists()
+    assert bpy.ops.impulse.add_preset(name="Steel", remove_name=True) == {"CANCELLED"}
+    assert steel.exists()

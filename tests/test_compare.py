@@ -5,6 +5,7 @@ left exactly as it was, that a falling cube agrees with the built-in until impac
 report is complete and finite, and that ghosts come and go.
 """
 
+import json
 import math
 from pathlib import Path
 
@@ -151,7 +152,8 @@ def test_compare_command_line(impulse, scene, tmp_path, capsys):
     output = tmp_path / "out"
 
     code = impulse.blender_addon.cli.main(
-        ["compare", str(good), str(not_blend), str(missing), "--output", str(output)], [])
+        ["compare", str(good), str(not_blend), str(missing), "--frames", "1-20",
+         "--output", str(output)], [])
     captured = capsys.readouterr()
     lines = [line for line in (captured.out + captured.err).splitlines()
              if line.startswith("impulse_bake:")]
@@ -165,6 +167,9 @@ def test_compare_command_line(impulse, scene, tmp_path, capsys):
     assert names == ["drop_compare.csv", "drop_compare.json", "drop_compare.png",
                      "drop_compare.txt"]
     assert (output / "drop_compare.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    data = json.loads((output / "drop_compare.json").read_text())
+    assert data["frames"] == 19 and [row["name"] for row in data["rows"]] == ["Ground", "Box"]
+    assert len(data["curves"]["builtin_kinetic_energy"]) == 20
 
 
 def test_pair_values_follow_impulses_combine_rule(impulse):

@@ -48,7 +48,8 @@ def test_demo_job_writes_blend_picture_and_report(impulse, scene, tmp_path, caps
     report = json.loads((tmp_path / "demo.json").read_text())
     assert report["ok"] and report["bodies"] == 21 and report["frames"] == 11
     picture = bpy.data.images.load(str(tmp_path / "demo.png"))
-    assert tuple(picture.size) == (3 * 320, 2 * 180)
+    gutter = impulse.blender_addon.contact_sheet.GUTTER
+    assert tuple(picture.size) == (3 * 320 + 2 * gutter, 2 * 180 + gutter)
     pixels = np.empty(len(picture.pixels), dtype=np.float32)
     picture.pixels.foreach_get(pixels)
     assert pixels.reshape(-1, 4)[:, :3].std() > 0.05  # a rendered scene, not a blank image

@@ -8,7 +8,7 @@ class IMPULSE_PT_verify(bpy.types.Panel):
     bl_region_type = "UI"
     bl_category = "Impulse"
     bl_label = "Verify"
-    bl_options = frozenset({"DEFAULT_CLOSED"})
+    bl_options = {"DEFAULT_CLOSED"}  # noqa: RUF012 (read once, at registration)
 
     def draw(self, context):
         layout = self.layout

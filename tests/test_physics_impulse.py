@@ -1,0 +1,146 @@
+"""The impulse response against the closed forms of the source documents.
+
+One contact and one iteration must reproduce the Croatian notes' impulse exactly; free
+collisions must conserve momentum and angular momentum, and energy when e = 1.
+"""
+
+import numpy as np
+import pytest
+
+from solver import World, quaternion
+
+TILT = quaternion.from_axis_angle(np.array([0.3, -0.5, 0.8]), 0.9)
+
+
+def _corner_touching(half_extents, orientation, wall_x):
+    """Place a box so its corner farthest along +x touches the plane x = wall_x exactly."""
+    rotation = quaternion.to_matrix(orientation)
+    reach = np.abs(rotation[0]) @ half_extents
+    return np.array([wall_x - reach, 0.05, -0.03])
+
+
+def _croatian_impulse(e, n, ma, mb, Ia_inv, Ib_inv, ra, rb, va, wa, vb, wb):
+    """j of the Croatian notes (with the second body's arm, as the typo note says)."""
+    v_rel = (va + np.cross(wa, ra)) - (vb + np.cross(wb, rb))
+    ka, kb = np.cross(ra, n), np.cross(rb, n)
+    return -(1 + e) * v_rel @ n / (1 / ma + 1 / mb + ka @ Ia_inv @ ka + kb @ Ib_inv @ kb)
+
+
+@pytest.mark.parametrize("e", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("wall", [False, True])
+def test_single_contact_one_iteration_is_the_croatian_impulse(e, wall):
+    world = World(gravity=(0, 0, 0), fps=100.0, substeps=1, iterations=1)
+    # Cubes: their inertia is isotropic, so free flight after the impulse does not turn ω
+    # (no gyroscopic term) and the velocities after the step are the impulse's alone.
+    ha = np.array([0.25, 0.25, 0.25])
+    centre_a = _corner_touching(ha, TILT, 0.0)
+    va, wa = np.array([2.0, 0.3, -0.2]), np.array([0.4, -1.1, 0.7])
+    a = world.add_body(size=ha, position=centre_a, orientation=TILT, restitution=e, friction=0.0,
+                       density=700.0, linear_velocity=va, angular_velocity=wa)
+    hb = np.array([0.4, 0.4, 0.4])
+    vb, wb = (np.zeros(3), np.zeros(3)) if wall else (np.array([-1.0, 0.1, 0.0]),
+                                                      np.array([0.0, 0.3, -0.2]))
+    b = world.add_body(size=hb, position=(0.4, 0.0, 0.0), restitution=1.0, friction=0.0,
+                       kind="static" if wall else "dynamic", density=300.0,
+                       linear_velocity=vb, angular_velocity=wb)
+    ma = 700.0 * 8 * np.prod(ha)
+    rotation = quaternion.to_matrix(TILT)
+    Ia_body = ma / 3 * np.diag([ha[1]**2 + ha[2]**2, ha[0]**2 + ha[2]**2, ha[0]**2 + ha[1]**2])
+    Ia_inv = rotation @ np.linalg.inv(Ia_body) @ rotation.T
+    if wall:
+        mb, Ib_inv = np.inf, np.zeros((3, 3))
+    else:
+        mb = 300.0 * 8 * np.prod(hb)
+        Ib_inv = np.linalg.inv(mb / 3 * np.diag([hb[1]**2 + hb[2]**2, hb[0]**2 + hb[2]**2,
+                                                 hb[0]**2 + hb[1]**2]))
+    corner = centre_a + rotation @ (np.sign(rotation[0]) * ha)
+    n = np.array([-1.0, 0.0, 0.0])  # the notes' normal: out of b, towards a
+    ra, rb = corner - centre_a, corner - np.array([0.4, 0.0, 0.0])
+    j = _croatian_impulse(e, n, ma, mb, Ia_inv, Ib_inv, ra, rb, va, wa, vb, wb)
+
+    world.step()
+
+    state = world.snapshot()
+    assert state.contact_count == 1
+    assert j > 0.0
+    assert np.allclose(state.linear_velocities[a], va + j * n / ma, rtol=0, atol=1e-12)
+    assert np.allclose(state.angular_velocities[a], wa + Ia_inv @ np.cross(ra, j * n),
+                       rtol=0, atol=1e-12)
+    if not wall:
+        assert np.allclose(state.linear_velocities[b], vb - j * n / mb, rtol=0, atol=1e-12)
+        assert np.allclose(state.angular_velocities[b], wb - Ib_inv @ np.cross(rb, j * n),
+                           rtol=0, atol=1e-12)
+    else:
+        assert np.all(state.linear_velocities[b] == 0.0)
+
+
+def _spinning_pair(e, friction, seed):
+    """Two boxes in zero gravity, off-centre and spinning, on a collision course."""
+    rng = np.random.default_rng(seed)
+    world = World(gravity=(0, 0, 0), sleeping=False)
+    for side in (-1.0, 1.0):
+        world.add_body(
+            size=rng.uniform(0.2, 0.5, 3), position=(side * 1.0, 0.3 * side * rng.random(), 0.2),
+            orientation=quaternion.from_axis_angle(rng.normal(size=3), rng.uniform(0.3, 2.5)),
+            density=rng.uniform(300, 3000), restitution=e, friction=friction,
+            linear_velocity=(-side * 3.0, 0.2 * rng.normal(), 0.1 * rng.normal()),
+            angular_velocity=rng.normal(size=3) * 2.0)
+    return world
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_free_collisions_conserve_momentum_and_angular_momentum(seed):
+    for e, friction in ((1.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.8, 0.8)):
+        trajectory = _spinning_pair(e, friction, seed).simulate(24)
+        assert trajectory.contact_count.max() > 0, "the boxes must collide"
+        p, L = trajectory.linear_momentum, trajectory.angular_momentum
+        assert np.abs(p - p[0]).max() <= 1e-9 * np.linalg.norm(p[0]) + 1e-9 * np.abs(p).max()
+        assert np.abs(L - L[0]).max() <= 1e-9 * np.linalg.norm(L[0])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_elastic_frictionless_collision_keeps_energy(seed):
+    energy = _spinning_pair(1.0, 0.0, seed).simulate(24).kinetic_energy
+    assert np.abs(energy - energy[0]).max() <= 1e-6 * energy[0]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+@pytest.mark.parametrize(("e", "friction"), [(0.0, 0.0), (0.5, 0.0), (1.0, 0.7), (0.3, 0.5)])
+def test_collisions_never_gain_energy(seed, e, friction):
+    energy = _spinning_pair(e, friction, seed).simulate(24).kinetic_energy
+    assert np.all(np.diff(energy) <= 1e-9 * energy[0])
+
+
+def test_perfectly_inelastic_pair_leaves_with_equal_normal_velocity():
+    world = World(gravity=(0, 0, 0), sleeping=False)
+    a = world.add_body("sphere", 0.3, position=(-1.0, 0.0, 0.0), restitution=0.0, friction=0.0,
+                       linear_velocity=(4.0, 0.0, 0.0), angular_velocity=(0.0, 3.0, 1.0))
+    b = world.add_body("sphere", 0.5, position=(1.0, 0.35, 0.0), restitution=0.0, friction=0.0,
+                       density=400.0, linear_velocity=(-1.0, 0.5, 0.0))
+    trajectory = world.simulate(24)
+    v0, v1 = trajectory.linear_velocities[0], trajectory.linear_velocities[-1]
+    n = (v1[a] - v0[a]) / np.linalg.norm(v1[a] - v0[a])  # frictionless: the impulse is along n
+    assert np.linalg.norm(v1[a] - v0[a]) > 1.0  # they did collide
+    assert abs((v1[b] - v1[a]) @ n) < 1e-9
+
+
+def test_equal_spheres_head_on_exchange_velocities():
+    world = World(gravity=(0, 0, 0), sleeping=False)
+    world.add_body("sphere", 0.2, position=(-1.0, 0.0, 0.0), restitution=1.0, friction=0.0,
+                   linear_velocity=(2.5, 0.0, 0.0))
+    world.add_body("sphere", 0.2, position=(1.0, 0.0, 0.0), restitution=1.0, friction=0.0,
+                   linear_velocity=(-0.7, 0.0, 0.0))
+    v = world.simulate(24).linear_velocities[-1]
+    assert np.allclose(v, [[-0.7, 0, 0], [2.5, 0, 0]], rtol=0, atol=1e-6)
+
+
+def test_newtons_cradle_passes_the_speed_to_the_last_ball():
+    world = World(gravity=(0, 0, 0), sleeping=False)
+    radius, gap, speed = 0.1, 0.02, 1.0
+    for k in range(5):
+        world.add_body("sphere", radius, position=(k * (2 * radius + gap), 0.0, 0.0),
+                       restitution=1.0, friction=0.0,
+                       linear_velocity=(speed if k == 0 else 0.0, 0.0, 0.0))
+    v = world.simulate(24).linear_velocities[-1][:, 0]
+    assert abs(v[4] - speed) <= 0.02 * speed
+    assert np.all(np.abs(v[:4]) <= 0.02 * speed)
