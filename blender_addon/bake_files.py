@@ -94,15 +94,21 @@ def problem_with(source: Path) -> str | None:
     return None
 
 
-def _bake_here(source: Path, target: Path, frames: tuple[int, int] | None) -> Result:
-    """Open, bake and save one file in this Blender; raise BakeError with a readable reason."""
+def open_blend(source: Path) -> None:
+    """Open `source` in this Blender, or raise BakeError saying in one line why it can't be."""
     problem = problem_with(source)
     if problem is not None:
         raise BakeError(problem)
     try:
         bpy.ops.wm.open_mainfile(filepath=str(source), load_ui=False)
     except RuntimeError as error:
-        raise BakeError(f"Blender could not open it ({str(error).strip()})") from None
+        reason = str(error).strip().splitlines()[-1] if str(error).strip() else "unknown error"
+        raise BakeError(f"Blender could not open it ({reason})") from None
+
+
+def _bake_here(source: Path, target: Path, frames: tuple[int, int] | None) -> Result:
+    """Open, bake and save one file in this Blender; raise BakeError with a readable reason."""
+    open_blend(source)
     start, end = frames if frames is not None else (None, None)
     numbers = statistics(bake_scene(bpy.context.scene, start, end))
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 import bpy
 
 from . import cli, report, verify
-from .bake_files import frame_range
+from .bake_files import frame_range, open_blend
 from .bridge import BakeError
 from .compare import compare_scene, write_files
 
@@ -29,13 +29,7 @@ def _configure_compare(parser: argparse.ArgumentParser) -> None:
 
 def _compare_one(source: Path, args: argparse.Namespace) -> str:
     """Compare one file and write its outputs; raise BakeError with a readable reason."""
-    if not source.is_file():
-        raise BakeError("file not found")
-    try:
-        bpy.ops.wm.open_mainfile(filepath=str(source), load_ui=False)
-    except RuntimeError as error:
-        reason = str(error).strip().splitlines()[-1] if str(error).strip() else "unknown"
-        raise BakeError(f"Blender could not open it ({reason})") from None
+    open_blend(source)
     start, end = args.frames if args.frames is not None else (None, None)
     comparison = compare_scene(bpy.context.scene, frame_start=start, frame_end=end,
                                blender_damping=args.blender_damping)

@@ -1,23 +1,13 @@
 """Operators (`impulse.*`): thin wrappers that validate, call blender_addon and report.
 
-MODULES is the one place registration is listed: each module has a CLASSES tuple, registered in
-order (and unregistered in reverse). Add a module here to hook it in.
+Each module has a CLASSES tuple; the modules listed here are registered in order (and
+unregistered in reverse). Add a module here to hook it in.
 """
 
 import bpy
 
 from . import bake, bodies, presets, verify
 
-MODULES = (bodies, presets, bake, verify)
-
-
-def register() -> None:
-    for module in MODULES:
-        for cls in module.CLASSES:
-            bpy.utils.register_class(cls)
-
-
-def unregister() -> None:
-    for module in reversed(MODULES):
-        for cls in reversed(module.CLASSES):
-            bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(
+    tuple(cls for module in (bodies, presets, bake, verify) for cls in module.CLASSES)
+)

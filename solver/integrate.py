@@ -26,8 +26,10 @@ def integrate_velocities(velocity, inverse_mass, force, gravity, h: float) -> np
     return velocity + h * (gravity + inverse_mass[:, None] * force)
 
 
-def rotate_keeping_momentum(orientation, angular_velocity, inertia, inverse_inertia, h: float):
-    """New (orientation, world ω) after h seconds of torque-free rotation."""
+def rotate_keeping_momentum(orientation, angular_velocity, inertia, inverse_inertia, h):
+    """New (orientation, world ω) after h seconds (a number, or one per body) of torque-free
+    rotation."""
+    h = np.broadcast_to(np.asarray(h, dtype=float), orientation.shape[:1])
     rotation = quaternion.to_matrix(orientation)
     omega_body = np.einsum("nji,nj->ni", rotation, angular_velocity)
     momentum_body = np.einsum("nij,nj->ni", inertia, omega_body)
@@ -36,7 +38,7 @@ def rotate_keeping_momentum(orientation, angular_velocity, inertia, inverse_iner
     midpoint = momentum_body
     for _ in range(_MIDPOINT_PASSES):
         spin = np.einsum("nij,nj->ni", inverse_inertia, midpoint)
-        updated = momentum_body + 0.5 * h * np.cross(midpoint, spin)
+        updated = momentum_body + 0.5 * h[:, None] * np.cross(midpoint, spin)
         change = np.max(np.linalg.norm(updated - midpoint, axis=1) / scale, initial=0.0)
         midpoint = updated
         if change <= _MIDPOINT_TOLERANCE:
@@ -44,7 +46,7 @@ def rotate_keeping_momentum(orientation, angular_velocity, inertia, inverse_iner
     spin = np.einsum("nij,nj->ni", inverse_inertia, midpoint)
     rate = np.linalg.norm(spin, axis=1)
     cayley_angle = 2.0 * np.arctan(0.5 * h * rate)
-    stretch = np.divide(cayley_angle, h * rate, out=np.ones_like(rate), where=rate > 0.0)
+    stretch = np.divide(cayley_angle, h * rate, out=np.ones_like(rate), where=h * rate > 0.0)
     spin_world = np.einsum("nij,nj->ni", rotation, spin) * stretch[:, None]
     turned = quaternion.integrate(orientation, spin_world, h)
     rotation = quaternion.to_matrix(turned)

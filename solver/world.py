@@ -1,13 +1,13 @@
 """solver.World: bodies stepped through time, collisions answered by impulses (or springs).
 
-Each frame: the broad and narrow phase find contacts once, with a speculative margin as large as
-the pair can close within the frame, so a fast body is caught before it overlaps (Box2D v3's
-speculative contacts); islands that have rested long enough sleep. Then `substeps` substeps:
-velocities get gravity and air forces (semi-implicit Euler), the contact solver runs
-(solve_impulse: sequential impulses over colour batches; or penalty: springs), bodies moving
-more than a fraction of their size are stopped at their time of first contact (CCD), positions
-and orientations advance (integrate: the rotation keeps angular momentum), and for the impulse
-method the relax and restitution sweeps finish the substep.
+Each frame is `substeps` substeps (Bullet's and Blender's scheme). In each: the broad and
+narrow phase find contacts, with speculative points for gaps the pair could close within the
+substep (so fast bodies are caught before they overlap); at a frame's first substep islands that
+have rested long enough fall asleep. Velocities get gravity and air forces (semi-implicit
+Euler), the contact solver runs (solve_impulse: `iterations` sweeps of sequential impulses over
+colour batches, then the split-impulse push-out; or penalty: springs), bodies moving more than
+a fraction of their size are held at their time of first contact (CCD), and positions and
+orientations advance (integrate: the rotation keeps angular momentum).
 """
 
 import numpy as np
@@ -29,18 +29,29 @@ from .contacts import Contacts, find_contacts
 from .integrate import integrate_velocities, rotate_keeping_momentum
 from .kinematic import Paths, rotation_rate
 from .materials import check_rule
+from .toi import time_of_impact_batch
 from .trajectory import Cancelled, Snapshot, Trajectory
 
 METHODS = ("impulse", "penalty")
 # A contact is kept while its gap is below what the pair can close in a frame plus this
 # distance (capped at a quarter of the smaller body's half-extent, for tiny bodies).
 SPECULATIVE_DISTANCE = 0.02  # m
+# Bodies moving more than this fraction of their smallest half-extent in a substep get
+# continuous collision detection.
+CCD_FRACTION = 0.5
 # Penetration tolerated without push-out, so resting contacts stay rigid (no spring sag).
 LINEAR_SLOP = 5e-4  # m
 
 
 class World:
-    """A rigid-body world; add bodies, then step() frame by frame or simulate(frames)."""
+    """A rigid-body world; add bodies, then step() frame by frame or simulate(frames).
+
+    substeps per frame and iterations (Gauss–Seidel sweeps) per substep mean what they mean in
+    Blender's rigid body world. method "penalty" uses springs and takes more substeps if its
+    springs need them. restitution_combine / friction_combine pick how a pair's values follow
+    from the two bodies' (materials.COMBINE_RULES; Blender's built-in multiplies). sleeping lets
+    bodies at rest stop being simulated until something touches them.
+    """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), fps: float = 24.0, substeps: int = 10,
                  iterations: int = 10, method: str = "impulse",
@@ -62,7 +73,8 @@ class World:
         self.paths = Paths()
         self.frame = 0
         self._awake = np.zeros(0, dtype=bool)
-        self._contacts = None  # last frame's ContactSet: warm starting and statistics
+        self._contacts = None  # the last substep's manifolds, for warm starting
+        self._pairs = np.zeros((0, 2), dtype=np.int64)  # the last substep's candidate pairs
         self._contact_count = 0
         self._max_penetration = 0.0
 
@@ -157,20 +169,46 @@ class World:
                         contacts, velocity6, b.inverse_mass, omega, h))
             b.velocity[awake] = velocity6[awake, :3]
             b.angular_velocity[awake] = velocity6[awake, 3:]
-            self._integrate_positions(awake, h, pseudo)
+            self._integrate_positions(awake, h * self._first_contact(awake, rotations, h), pseudo)
             self._set_kinematic_poses(target)
             rotations = b.rotations()
             self._contacts = contacts
             self._record(contacts)
         self._finish_frame(frame_time)
 
-    def _integrate_positions(self, awake: np.ndarray, h: float, pseudo) -> None:
-        """x += h v and the momentum-keeping rotation for awake dynamic bodies, plus the
-        split-impulse push-out (pseudo-velocities), which moves them without any momentum."""
+    def _first_contact(self, awake: np.ndarray, rotations: np.ndarray, h: float) -> np.ndarray:
+        """(N,) fraction of the substep each body may move (continuous collision).
+
+        A body that would move more than CCD_FRACTION of its smallest half-extent is stopped at
+        its time of first contact with any body it may reach, so it cannot pass through a thin
+        one; the next substep's contacts then answer the collision.
+        """
         b = self.bodies
-        b.position[awake] += h * b.velocity[awake]
+        fraction = np.ones(len(b))
+        radius = np.linalg.norm(b.half_extents, axis=1) + np.linalg.norm(b.com_offset, axis=1)
+        travel = (np.linalg.norm(b.velocity, axis=1)
+                  + np.linalg.norm(b.angular_velocity, axis=1) * radius) * h
+        fast = np.zeros(len(b), dtype=bool)
+        fast[awake] = travel[awake] > CCD_FRACTION * b.half_extents[awake].min(axis=1)
+        pairs = self._pairs[fast[self._pairs[:, 0]] | fast[self._pairs[:, 1]]]
+        if not len(pairs):
+            return fraction[awake]
+        offset = np.einsum("nij,nj->ni", rotations, b.com_offset)
+        toi = time_of_impact_batch(b.shape, b.position - offset, b.orientation, b.half_extents,
+                                   b.velocity - np.cross(b.angular_velocity, offset),
+                                   b.angular_velocity, pairs, h)
+        for column in (0, 1):
+            np.minimum.at(fraction, pairs[:, column], np.minimum(toi / h, 1.0))
+        return np.where(fast, fraction, 1.0)[awake]
+
+    def _integrate_positions(self, awake: np.ndarray, h, pseudo) -> None:
+        """x += h v and the momentum-keeping rotation for awake dynamic bodies (h per body),
+        plus the split-impulse push-out (pseudo-velocities), which moves them without any
+        momentum."""
+        b = self.bodies
+        b.position[awake] += h[:, None] * b.velocity[awake]
         if pseudo is not None:
-            b.position[awake] += h * pseudo[awake, :3]
+            b.position[awake] += h[:, None] * pseudo[awake, :3]
             b.orientation[awake] = quaternion.integrate(b.orientation[awake], pseudo[awake, 3:], h)
         b.orientation[awake], b.angular_velocity[awake] = rotate_keeping_momentum(
             b.orientation[awake], b.angular_velocity[awake], b.inertia[awake],
@@ -200,9 +238,6 @@ class World:
         self.bodies.orientation[rows] = q
 
     # ------------------------------------------------------------------ contacts
-    def _speculative(self) -> np.ndarray:
-        return np.minimum(SPECULATIVE_DISTANCE, 0.25 * self.bodies.half_extents.min(axis=1))
-
     def _find_contacts(self, rotations: np.ndarray, h: float, decide_sleep: bool):
         """The substep's manifolds, with speculative points for gaps the pair may close in h;
         at a frame's first substep, also decide which islands sleep."""
@@ -216,6 +251,7 @@ class World:
         lo, hi = aabbs(centres, rotations, b.half_extents, b.shape)
         movable = b.dynamic if decide_sleep else self._awake
         pairs = sweep_and_prune(lo - reach[:, None], hi + reach[:, None], movable)
+        self._pairs = pairs
         i, j = pairs[:, 0], pairs[:, 1]
         margin = (np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * h + spin[i] + spin[j]
                   + fall + speculative[i] + speculative[j])
@@ -226,6 +262,8 @@ class World:
                                                                       + found.b)])
         if decide_sleep:
             self._update_sleep(found)
+        else:
+            self._wake_touched(found)
         awake = self._awake
         found = _select(found, awake[found.a] | awake[found.b])
         slop = np.minimum(LINEAR_SLOP, 0.02 * b.half_extents.min(axis=1))
@@ -258,6 +296,16 @@ class World:
             self._contact_count = max(self._contact_count, int(np.count_nonzero(touching)))
             self._max_penetration = max(self._max_penetration,
                                         float(-contacts.separation[contacts.mask].min()))
+
+    def _wake_touched(self, found) -> None:
+        """Between sleep decisions, a sleeping body that an awake one touches wakes at once
+        (its own sleeping neighbours follow at the next substep)."""
+        b, awake = self.bodies, self._awake
+        sleeping = b.dynamic & ~awake
+        touched = np.concatenate([found.a[sleeping[found.a] & awake[found.b]],
+                                  found.b[sleeping[found.b] & awake[found.a]]])
+        awake[touched] = True
+        b.rest_time[touched] = 0.0
 
     def _finish_frame(self, frame_time: float) -> None:
         b = self.bodies

@@ -161,7 +161,7 @@ def test_compare_command_line(impulse, scene, tmp_path, capsys):
     assert code == 1
     assert len(lines) == 3
     assert "[1/3] drop.blend:" in lines[0] and "largest difference" in lines[0]
-    assert "notes.blend" in lines[1] and "could not open" in lines[1]
+    assert "notes.blend" in lines[1] and "not a .blend file" in lines[1]
     assert "missing.blend" in lines[2] and "file not found" in lines[2]
     names = sorted(p.name for p in Path(output).iterdir())
     assert names == ["drop_compare.csv", "drop_compare.json", "drop_compare.png",

@@ -1,19 +1,11 @@
 """Sidebar panels, the preset menu and the collision-shape overlay: drawing only.
 
-MODULES is the one place registration is listed: each module has register() and unregister(),
-called in order (and in reverse). Add a module here to hook it in.
+The tuple below is the one place registration is listed: each module has register() and
+unregister(), called in this order (and in reverse). Add a module here to hook it in.
 """
 
-from . import overlay, panels, verify_panel
+import bpy
 
-MODULES = (panels, overlay, verify_panel)
-
-
-def register() -> None:
-    for module in MODULES:
-        module.register()
-
-
-def unregister() -> None:
-    for module in reversed(MODULES):
-        module.unregister()
+register, unregister = bpy.utils.register_submodule_factory(
+    __name__, ("panels", "overlay", "verify_panel")
+)
