@@ -3,5 +3,5 @@
 import bpy
 
 register, unregister = bpy.utils.register_submodule_factory(
-    __name__, ("blender_addon", "operators", "ui")
+    __name__, ["blender_addon", "operators", "ui"]
 )

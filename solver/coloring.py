@@ -1,9 +1,9 @@
-"""Graph colouring of contacts so Gauss–Seidel can run as numpy batches.
+"""Graph colouring of contact manifolds so Gauss–Seidel can run as numpy batches.
 
-Sequential impulses update the two bodies of one contact before the next contact is solved. If no
+Sequential impulses update the two bodies of one manifold before the next one is solved. If no
 body appears twice in a batch, solving the whole batch at once gives exactly the sequential
-result, so the contacts are split into colours: within a colour every movable body occurs at
-most once (static and kinematic bodies never change velocity, so they may repeat).
+result, so the manifolds (pairs) are split into colours: within a colour every movable body
+occurs at most once (static and kinematic bodies never change velocity, so they may repeat).
 
 Each colour is grown as a maximal set by rounds of "a contact joins when it has the lowest index
 among the waiting contacts at each of its movable bodies", a deterministic parallel greedy rule.

@@ -12,7 +12,7 @@ contact, v_n >= -s/h); a touching point that approached faster than RESTITUTION_
 bounces (v_n >= -e v_in, v_in measured before the solve, or when the point was caught while
 still apart, at that moment); otherwise v_n >= 0. Penetration is removed by a separate solve
 on pseudo-velocities (split impulse) that move the bodies and are then forgotten, so position
-correction adds no kinetic energy and no momentum. For one point touching at zero depth, one
+correction adds no kinetic energy and no linear momentum. For one point touching at zero depth, one
 sweep gives exactly j = -(1 + e) m_eff v_n, the Croatian notes' impulse, with
 m_eff = 1 / (1/m_a + 1/m_b + (r_a×n)·I_a⁻¹(r_a×n) + (r_b×n)·I_b⁻¹(r_b×n)).
 """

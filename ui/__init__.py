@@ -1,11 +1,11 @@
 """Sidebar panels, the preset menu and the collision-shape overlay: drawing only.
 
-The tuple below is the one place registration is listed: each module has register() and
+The list below is the one place registration is listed: each module has register() and
 unregister(), called in this order (and in reverse). Add a module here to hook it in.
 """
 
 import bpy
 
 register, unregister = bpy.utils.register_submodule_factory(
-    __name__, ("panels", "overlay", "verify_panel")
+    __name__, ["panels", "overlay", "verify_panel"]
 )
