@@ -18,10 +18,15 @@ class IMPULSE_MT_material_presets(bpy.types.Menu):
         self.draw_preset(context)
 
 
-class IMPULSE_PT_body(bpy.types.Panel):
+class ImpulseSidebar(bpy.types.Panel):
+    """Where every Impulse panel lives: the 3D viewport's sidebar, tab "Impulse"."""
+
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Impulse"
+
+
+class IMPULSE_PT_body(ImpulseSidebar):
     bl_label = "Body"
 
     def draw_header(self, context):
@@ -64,10 +69,7 @@ class IMPULSE_PT_body(bpy.types.Panel):
         row.operator("impulse.remove_bodies", icon="X")
 
 
-class IMPULSE_PT_world(bpy.types.Panel):
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Impulse"
+class IMPULSE_PT_world(ImpulseSidebar):
     bl_label = "World"
     bl_options = {"DEFAULT_CLOSED"}  # noqa: RUF012 (read once, at registration)
 
@@ -85,10 +87,7 @@ class IMPULSE_PT_world(bpy.types.Panel):
         column.prop(settings, "friction_combine")
 
 
-class IMPULSE_PT_bake(bpy.types.Panel):
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Impulse"
+class IMPULSE_PT_bake(ImpulseSidebar):
     bl_label = "Bake"
 
     def draw(self, context):

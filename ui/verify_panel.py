@@ -2,11 +2,10 @@
 
 import bpy
 
+from .panels import ImpulseSidebar
 
-class IMPULSE_PT_verify(bpy.types.Panel):
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Impulse"
+
+class IMPULSE_PT_verify(ImpulseSidebar):
     bl_label = "Verify"
     bl_options = {"DEFAULT_CLOSED"}  # noqa: RUF012 (read once, at registration)
 
