@@ -15,6 +15,9 @@ from .coloring import color_contacts
 from .materials import combine
 
 POINTS = 4  # the narrow phase reports at most four points per pair
+# The subsets of a manifold's points, row k holding the points whose bit is set in k.
+SUBSET_CODES = 2 ** np.arange(POINTS)
+SUBSETS = (np.arange(2**POINTS)[:, None] & SUBSET_CODES) > 0
 # A face-on-face manifold has four (nearly) coplanar points but only three degrees of freedom:
 # its normal block is singular. Modes weaker than this fraction of the strongest are treated as
 # absent (pseudo-inverse), which gives the even, minimum-norm split of the load.
@@ -40,11 +43,15 @@ class Manifolds:
         self.friction_impulse = np.zeros((count, POINTS, 2))  # along t1, t2
         self.separation = np.where(mask, separation, 0.0)  # minus the depth
         self.incoming = np.zeros((count, POINTS))  # arrival speed carried to the touch
-        self.bias = np.zeros((count, POINTS))
+        self.bias = np.zeros((count, POINTS))  # -(target v_n) while the pair is pressed
+        self.rebound_bias = np.zeros((count, POINTS))  # the same, then, for the bounce
         self.normal_rows = np.zeros((count, POINTS, 12))
         self.normal_response = np.zeros((count, POINTS, 12))  # M⁻¹Jᵀ
         self.normal_block = np.zeros((count, POINTS, POINTS))  # J M⁻¹ Jᵀ
         self.normal_inverse = np.zeros((count, POINTS, POINTS))  # its pseudo-inverse
+        # the same on every subset of points (for contact sets), filled on demand each substep
+        self.subset_inverse = np.zeros((count, len(SUBSETS), POINTS, POINTS))
+        self.subset_ready = np.zeros(count, dtype=bool)
         self.friction_rows = np.zeros((count, POINTS, 2, 12))
         self.friction_response = np.zeros((count, POINTS, 2, 12))
         self.friction_mass = np.zeros((count, POINTS, 2))
@@ -59,7 +66,8 @@ class Batch:
 
     __slots__ = ("bias", "friction", "friction_impulse", "friction_mass", "friction_response",
                  "friction_rows", "index", "normal_block", "normal_impulse", "normal_inverse",
-                 "normal_response", "normal_rows", "rows")
+                 "normal_response", "normal_rows", "rebound_bias", "rows", "subset_inverse",
+                 "subset_ready")
 
     def __init__(self, m: Manifolds, rows: slice):
         self.rows = rows
@@ -154,6 +162,7 @@ def update_rows(m: Manifolds, position, inverse_mass, world_inverse_inertia) -> 
     block = np.einsum("psi,pti->pst", m.normal_rows, m.normal_response)
     m.normal_block[:] = block
     m.normal_inverse[:] = pseudo_inverse(block, mask)
+    m.subset_ready[:] = False
     t = m.tangents[:, None] * live[..., None]  # (P, 4, 2, 3)
     _fill(m.friction_rows, m.friction_response, t, np.cross(ra[:, :, None], t),
           np.cross(rb[:, :, None], t), a, b, inverse_mass, world_inverse_inertia)

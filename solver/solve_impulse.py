@@ -2,24 +2,29 @@
 
 Normal impulses are accumulated and clamped (the total pushes, never pulls); friction is
 clamped to the Coulomb disc |λ_t| <= μ λ_n per point, so it can only brake (the Swedish notes).
-The up to four normal rows of a manifold are solved together, exactly, from the (pseudo-)inverse
+The up to four normal rows of a manifold are solved together, exactly: from the (pseudo-)inverse
 of their effective-mass block, so a box lying on a face is held evenly and a flat box bounces
-without spurious spin; where that would pull at a point, the point is let go and the rest
-re-solved (an active-set step).
+without spurious spin, and where that would pull at a point, by solving the manifold's linear
+complementarity problem (principal pivoting over the subsets of its points).
 
-Velocity targets per point: a gap s beyond the slop may close within the substep (speculative
-contact, v_n >= -s/h); a touching point that approached faster than RESTITUTION_THRESHOLD
-bounces (v_n >= -e v_in, v_in measured before the solve, or when the point was caught while
-still apart, at that moment); otherwise v_n >= 0. Penetration is removed by a separate solve
-on pseudo-velocities (split impulse) that move the bodies and are then forgotten, so position
-correction adds no kinetic energy and no linear momentum. For one point touching at zero depth, one
-sweep gives exactly j = -(1 + e) m_eff v_n, the Croatian notes' impulse, with
+Each substep solves in two passes, as Box2D v3 does. First the pair is pressed: a gap s beyond
+the slop may close within the substep (speculative contact, v_n >= -s/h), a touching point
+may not sink (v_n >= 0), with friction. Then the normal blocks alone are driven to the rebound
+targets of the points that bounce: those approaching faster than RESTITUTION_THRESHOLD whose
+gap closes within this substep, measured before the solve, so the bounce uses the velocities
+and geometry of one instant and an elastic pair keeps its energy exactly; friction, already
+spent, cannot turn the bounce into a gain. Penetration is removed by a separate solve on
+pseudo-velocities (split impulse) that move the bodies and are then forgotten, so position
+correction adds no kinetic energy and no linear momentum (it does move angular momentum about a
+fixed point, and what it lifts against gravity is counted in the trajectory's push_out_work).
+For one point touching at zero depth, one sweep of each pass gives exactly
+j = -(1 + e) m_eff v_n, the Croatian notes' impulse, with
 m_eff = 1 / (1/m_a + 1/m_b + (r_a×n)·I_a⁻¹(r_a×n) + (r_b×n)·I_b⁻¹(r_b×n)).
 """
 
 import numpy as np
 
-from .constraints import POINTS, Manifolds, normal_velocity, pseudo_inverse
+from .constraints import POINTS, SUBSET_CODES, SUBSETS, Manifolds, normal_velocity, pseudo_inverse
 
 # Approach speed below which contacts do not bounce, so resting bodies do not buzz under
 # gravity (which adds g h ≈ 0.04 m/s per 240 Hz substep).
@@ -28,6 +33,7 @@ BAUMGARTE = 0.2  # fraction of the penetration beyond the slop removed per subst
 MAX_PUSH = 3.0  # m/s, the fastest push-out
 CAUGHT_TOLERANCE = 0.25  # of the substep's approach distance
 _TINY = np.finfo(float).tiny
+_COMPLEMENTARITY_TOLERANCE = 1e-12  # sinking tolerated, relative to the largest velocity error
 
 
 def set_targets(m: Manifolds, velocity6: np.ndarray, h: float, gravity_step: np.ndarray) -> None:
@@ -47,14 +53,20 @@ def set_targets(m: Manifolds, velocity6: np.ndarray, h: float, gravity_step: np.
     arriving = np.where(speed > 0.0, parabola, speed)
     caught = m.incoming > 0.0
     incoming = np.where(caught, m.incoming, arriving)
-    s, slop = m.separation, m.slop[:, None]
-    # A point caught last substep touches now, up to what turning moved it in the meantime.
-    touching = (s <= slop) | (caught & (s <= slop + CAUGHT_TOLERANCE * incoming * h))
-    bounce = (m.mask & touching & (incoming > RESTITUTION_THRESHOLD)
-              & (m.restitution[:, None] > 0.0))
-    rebound = m.restitution[:, None] * incoming + 0.5 * gravity_step
-    m.bias[:] = np.where(bounce, -rebound, np.where(s > slop, s / h, 0.0))
-    m.incoming[:] = incoming
+    e, s, slop = m.restitution[:, None], m.separation, m.slop[:, None]
+    # Rebounding from the gap s with sqrt(e²u² - 2 g s) puts the next parabola's apex where a
+    # bounce at the surface would (e u up from it), so a point whose gap closes within this
+    # substep bounces now, with the velocities and geometry it has now.
+    reach = (e * incoming) ** 2 + 2.0 * gravity_step * gap / h
+    fresh = ~caught & ((s <= slop) | (speed * h >= s)) & (reach >= 0.0)
+    # Gravity may leave too little speed to rebound from the gap: such a point is caught (the
+    # gap closes) and bounces from the surface next substep, up to what turning moved it.
+    late = caught & (s <= slop + CAUGHT_TOLERANCE * incoming * h) & (e > 0.0)
+    bounce = m.mask & (fresh | late) & (incoming > RESTITUTION_THRESHOLD)
+    rebound = np.sqrt(np.maximum(reach, 0.0)) + 0.5 * gravity_step
+    m.bias[:] = np.where((s > slop) & ~bounce, s / h, 0.0)
+    m.rebound_bias[:] = np.where(bounce, -rebound, m.bias)
+    m.incoming[:] = np.where(bounce, 0.0, incoming)
 
 
 def remember_incoming(m: Manifolds) -> None:
@@ -68,9 +80,20 @@ def solve(m: Manifolds, velocity6: np.ndarray) -> None:
     for batch in m.batches:
         index = batch.index
         v = velocity6[index].reshape(-1, 12)
-        _normal(batch.normal_rows, batch.normal_response, batch.normal_block,
-                batch.normal_inverse, batch.normal_impulse, v, batch.bias)
+        _normal(batch, batch.normal_impulse, v, batch.bias)
         _friction(batch, v)
+        velocity6[index] = v.reshape(-1, 2, 6)
+
+
+def restitute(m: Manifolds, velocity6: np.ndarray) -> None:
+    """One sweep of the normal blocks of colours with a bounce towards the rebound targets
+    (friction stays as solved)."""
+    for batch in m.batches:
+        if np.array_equal(batch.rebound_bias, batch.bias):
+            continue
+        index = batch.index
+        v = velocity6[index].reshape(-1, 12)
+        _normal(batch, batch.normal_impulse, v, batch.rebound_bias)
         velocity6[index] = v.reshape(-1, 2, 6)
 
 
@@ -87,36 +110,56 @@ def push_out(m: Manifolds, h: float, count: int, sweeps: int) -> np.ndarray:
         for batch in m.batches:
             rows = batch.rows
             v = pseudo[batch.index].reshape(-1, 12)
-            _normal(batch.normal_rows, batch.normal_response, batch.normal_block,
-                    batch.normal_inverse, impulse[rows], v, target[rows])
+            _normal(batch, impulse[rows], v, target[rows])
             pseudo[batch.index] = v.reshape(-1, 2, 6)
     return pseudo
 
 
-def _normal(rows, response, block, inverse, impulse, v, offset) -> None:
+def _normal(batch, impulse, v, offset) -> None:
     """Drive v_n + offset to zero at every point, impulses clamped >= 0; updates v, impulse."""
-    vn = np.einsum("psi,pi->ps", rows, v)
+    vn = np.einsum("psi,pi->ps", batch.normal_rows, v)
     old = impulse.copy()
-    new = old - np.einsum("pst,pt->ps", inverse, vn + offset)
-    pulling = np.any(new < 0.0, axis=1)
-    if pulling.any():
-        new[pulling] = _active_set(block[pulling], old[pulling], (vn + offset)[pulling],
-                                   new[pulling] > 0.0)
-    v += np.einsum("ps,psi->pi", new - old, response)
+    new = old - np.einsum("pst,pt->ps", batch.normal_inverse, vn + offset)
+    pulling = np.flatnonzero(np.any(new < 0.0, axis=1))
+    if len(pulling):
+        new[pulling] = _complementary(batch.normal_block[pulling], _subset_inverses(batch, pulling),
+                                      old[pulling], (vn + offset)[pulling], new[pulling] > 0.0)
+    v += np.einsum("ps,psi->pi", new - old, batch.normal_response)
     impulse[:] = new
 
 
-def _active_set(block, old, error, active):
-    """Impulses >= 0 with v_n + offset = 0 at the active points, the others released."""
-    for _ in range(POINTS):
-        change = np.where(active, 0.0, -old)
-        rhs = np.where(active, -(error + np.einsum("pst,pt->ps", block, change)), 0.0)
-        change += np.einsum("pst,pt->ps", pseudo_inverse(block, active), rhs)
-        new = np.where(active, old + change, 0.0)
-        if np.all(new >= 0.0):
+def _subset_inverses(batch, pulling):
+    """(K, 16, 4, 4) pseudo-inverses of the blocks of these manifolds restricted to each subset
+    of their points, worked out once per substep for the manifolds that need them."""
+    todo = pulling[~batch.subset_ready[pulling]]
+    if len(todo):
+        count = len(SUBSETS)
+        batch.subset_inverse[todo] = pseudo_inverse(
+            np.repeat(batch.normal_block[todo], count, axis=0),
+            np.tile(SUBSETS, (len(todo), 1))).reshape(-1, count, POINTS, POINTS)
+        batch.subset_ready[todo] = True
+    return batch.subset_inverse[pulling]
+
+
+def _complementary(block, inverses, old, error, pushing):
+    """Impulses >= 0 with v_n + offset >= 0 at every point and = 0 where they push (the
+    manifold's linear complementarity problem), by Murty's principal pivoting: solve with the
+    `pushing` points held, then let go of the first point that would pull or hold the first one
+    that would sink, and repeat (at most 16 subsets of four points; least-index order ends)."""
+    q = error - np.einsum("pst,pt->ps", block, old)
+    live = np.diagonal(block, axis1=1, axis2=2) > 0.0
+    tolerance = _COMPLEMENTARITY_TOLERANCE * (np.abs(q).max(axis=1, keepdims=True) + _TINY)
+    rows = np.arange(len(q))
+    for _ in range(len(SUBSETS)):
+        inverse = inverses[rows, pushing @ SUBSET_CODES]
+        impulse = -np.einsum("pst,pt->ps", inverse, np.where(pushing, q, 0.0))
+        velocity = q + np.einsum("pst,pt->ps", block, impulse)
+        wrong = (pushing & (impulse < 0.0)) | (~pushing & live & (velocity < -tolerance))
+        if not wrong.any():
             break
-        active &= new > 0.0
-    return np.maximum(new, 0.0)
+        flip = wrong.any(axis=1)
+        pushing[rows[flip], wrong[flip].argmax(axis=1)] ^= True
+    return np.where(pushing, np.maximum(impulse, 0.0), 0.0)
 
 
 def _friction(batch, v) -> None:

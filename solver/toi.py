@@ -66,8 +66,9 @@ def time_of_impact_batch(
     t_max: float,
     target_distance: float = 0.0,
 ) -> np.ndarray:
-    """(P,) first time in [0, t_max] at which each pair's gap reaches `target_distance`; inf
-    when it does not within t_max. 0 for pairs already that close.
+    """(P,) first time in [0, t_max] at which each pair's gap reaches `target_distance` (a
+    number, or one per pair; negative = that deep); inf when it does not within t_max. 0 for
+    pairs already that close.
 
     shape (N,) BOX / SPHERE; centers (N, 3); orientations (N, 4) quaternions (w, x, y, z);
     half_extents (N, 3) (a sphere's row is (r, r, r)); linear_velocities (N, 3) of the centres;
@@ -89,6 +90,7 @@ def time_of_impact_batch(
         radius[i] + radius[j], half_extents[i, 0] + half_extents[j, 0]
     )
 
+    target = np.broadcast_to(np.asarray(target_distance, dtype=float), (len(pairs),))
     result = np.full(len(pairs), np.inf)
     t = np.zeros(len(pairs))
     active = np.arange(len(pairs))
@@ -109,7 +111,7 @@ def time_of_impact_batch(
                 half_extents[body],
                 posed,
             )
-            - target_distance
+            - target[active]
         )
         touching = gap <= tolerance[active]
         result[active[touching]] = t[active[touching]]

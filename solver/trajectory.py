@@ -3,7 +3,9 @@
 The statistics are the conservation checks of the source documents (energy, momentum, angular
 momentum) plus contact counts and penetration, so a user can see at a glance whether a bake is
 physically sound. Momenta are of the dynamic bodies only (static and kinematic ones are
-infinitely heavy); angular momentum is about the world origin.
+infinitely heavy); angular momentum is about the world origin. The split-impulse push-out moves
+overlapping bodies apart without momentum: what it lifts against gravity is counted in
+push_out_work, so kinetic plus potential energy minus push_out_work never rises.
 """
 
 from dataclasses import dataclass, fields
@@ -30,6 +32,7 @@ class Snapshot:
     linear_momentum: np.ndarray  # (3,)
     angular_momentum: np.ndarray  # (3,)
     max_penetration: float
+    push_out_work: float  # J put in so far by the push-out lifting bodies against gravity
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class Trajectory:
     linear_momentum: np.ndarray  # (F+1, 3)
     angular_momentum: np.ndarray  # (F+1, 3)
     max_penetration: np.ndarray
+    push_out_work: np.ndarray  # (F+1,) cumulative, J
     fps: float
 
     @classmethod

@@ -5,7 +5,8 @@ narrow phase find contacts, with speculative points for gaps the pair could clos
 substep (so fast bodies are caught before they overlap); at a frame's first substep islands that
 have rested long enough fall asleep. Velocities get gravity and air forces (semi-implicit
 Euler), the contact solver runs (solve_impulse: `iterations` sweeps of sequential impulses over
-colour batches, then the split-impulse push-out; or penalty: springs), bodies moving more than
+colour batches, as many towards the bounces, then the split-impulse push-out; or penalty:
+springs), bodies moving more than
 a fraction of their size are held at their time of first contact (CCD), and positions and
 orientations advance (integrate: the rotation keeps angular momentum).
 """
@@ -77,6 +78,7 @@ class World:
         self._pairs = np.zeros((0, 2), dtype=np.int64)  # the last substep's candidate pairs
         self._contact_count = 0
         self._max_penetration = 0.0
+        self._push_out_work = 0.0
 
     # ------------------------------------------------------------------ building
     def add_body(self, shape="box", size=(0.5, 0.5, 0.5), position=(0.0, 0.0, 0.0),
@@ -159,6 +161,8 @@ class World:
                                    contacts.friction_impulse)
                     for _ in range(self.iterations):
                         solve_impulse.solve(contacts, velocity6)
+                    for _ in range(self.iterations):
+                        solve_impulse.restitute(contacts, velocity6)
                     solve_impulse.remember_incoming(contacts)
                     pseudo = solve_impulse.push_out(contacts, h, len(b), self.iterations)
                 else:
@@ -180,8 +184,10 @@ class World:
         """(N,) fraction of the substep each body may move (continuous collision).
 
         A body that would move more than CCD_FRACTION of its smallest half-extent is stopped at
-        its time of first contact with any body it may reach, so it cannot pass through a thin
-        one; the next substep's contacts then answer the collision.
+        its time of first contact with any body it may reach (sinking no deeper than the
+        slop), so it cannot pass through a thin one; the next substep's contacts then answer
+        the collision. Pairs already that deep are the contacts' to answer: holding a body on
+        them would freeze it in place while gravity kept adding speed.
         """
         b = self.bodies
         fraction = np.ones(len(b))
@@ -196,7 +202,9 @@ class World:
         offset = np.einsum("nij,nj->ni", rotations, b.com_offset)
         toi = time_of_impact_batch(b.shape, b.position - offset, b.orientation, b.half_extents,
                                    b.velocity - np.cross(b.angular_velocity, offset),
-                                   b.angular_velocity, pairs, h)
+                                   b.angular_velocity, pairs, h,
+                                   -self._slop()[pairs].min(axis=1))
+        toi = np.where(toi > 0.0, toi, np.inf)
         for column in (0, 1):
             np.minimum.at(fraction, pairs[:, column], np.minimum(toi / h, 1.0))
         return np.where(fast, fraction, 1.0)[awake]
@@ -204,12 +212,17 @@ class World:
     def _integrate_positions(self, awake: np.ndarray, h, pseudo) -> None:
         """x += h v and the momentum-keeping rotation for awake dynamic bodies (h per body),
         plus the split-impulse push-out (pseudo-velocities), which moves them without any
-        momentum."""
+        momentum: ω turns with the body, so its kinetic energy stays exactly what it was."""
         b = self.bodies
         b.position[awake] += h[:, None] * b.velocity[awake]
         if pseudo is not None:
-            b.position[awake] += h[:, None] * pseudo[awake, :3]
-            b.orientation[awake] = quaternion.integrate(b.orientation[awake], pseudo[awake, 3:], h)
+            lift = h[:, None] * pseudo[awake, :3]
+            b.position[awake] += lift
+            self._push_out_work -= float(np.sum(b.mass[awake] * (lift @ self.gravity)))
+            turn = quaternion.integrate(quaternion.identity(len(awake)), pseudo[awake, 3:], h)
+            b.orientation[awake] = quaternion.normalize(quaternion.multiply(turn,
+                                                                            b.orientation[awake]))
+            b.angular_velocity[awake] = quaternion.rotate(turn, b.angular_velocity[awake])
         b.orientation[awake], b.angular_velocity[awake] = rotate_keeping_momentum(
             b.orientation[awake], b.angular_velocity[awake], b.inertia[awake],
             b.inverse_inertia[awake], h)
@@ -266,9 +279,12 @@ class World:
             self._wake_touched(found)
         awake = self._awake
         found = _select(found, awake[found.a] | awake[found.b])
-        slop = np.minimum(LINEAR_SLOP, 0.02 * b.half_extents.min(axis=1))
         return build_manifolds(found, b, awake, self._contacts,
-                               self.restitution_combine, self.friction_combine, slop)
+                               self.restitution_combine, self.friction_combine, self._slop())
+
+    def _slop(self) -> np.ndarray:
+        """(N,) penetration each body tolerates without push-out (less for tiny bodies)."""
+        return np.minimum(LINEAR_SLOP, 0.02 * self.bodies.half_extents.min(axis=1))
 
     def _update_sleep(self, found) -> None:
         """Decide, per island, who is simulated this frame; sleeping bodies stand still."""
@@ -335,6 +351,7 @@ class World:
             linear_momentum=np.sum(m[:, None] * v, axis=0),
             angular_momentum=np.sum(np.cross(x, m[:, None] * v) + spin, axis=0),
             max_penetration=self._max_penetration,
+            push_out_work=self._push_out_work,
         )
 
     def simulate(self, frames: int, progress=None, should_cancel=None) -> Trajectory:
