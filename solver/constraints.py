@@ -39,6 +39,7 @@ class Manifolds:
         self.point = point  # (P, 4, 3) world, midway between the surfaces
         self.friction, self.restitution, self.slop = friction, restitution, slop
         self.starts = starts
+        self.isolated = np.ones(count, dtype=bool)  # no movable body of the pair touches a third
         self.normal_impulse = np.zeros((count, POINTS))  # accumulated, per substep
         self.friction_impulse = np.zeros((count, POINTS, 2))  # along t1, t2
         self.separation = np.where(mask, separation, 0.0)  # minus the depth
@@ -49,9 +50,9 @@ class Manifolds:
         self.normal_response = np.zeros((count, POINTS, 12))  # M⁻¹Jᵀ
         self.normal_block = np.zeros((count, POINTS, POINTS))  # J M⁻¹ Jᵀ
         self.normal_inverse = np.zeros((count, POINTS, POINTS))  # its pseudo-inverse
-        # the same on every subset of points (for contact sets), filled on demand each substep
+        # the same on each subset of points (for contact sets), filled on demand each substep
         self.subset_inverse = np.zeros((count, len(SUBSETS), POINTS, POINTS))
-        self.subset_ready = np.zeros(count, dtype=bool)
+        self.subset_ready = np.zeros((count, len(SUBSETS)), dtype=bool)
         self.friction_rows = np.zeros((count, POINTS, 2, 12))
         self.friction_response = np.zeros((count, POINTS, 2, 12))
         self.friction_mass = np.zeros((count, POINTS, 2))
@@ -115,6 +116,9 @@ def build_manifolds(found, bodies, movable, previous, restitution_rule,
         combine(restitution_rule, bodies.restitution[a], bodies.restitution[b]),
         np.minimum(slop[a], slop[b]), starts,
     )
+    touching = np.bincount(np.concatenate([a[movable[a]], b[movable[b]]]), minlength=n)
+    manifolds.isolated[:] = ((~movable[a] | (touching[a] == 1))
+                             & (~movable[b] | (touching[b] == 1)))
     if previous is not None and len(previous) and count:
         _warm_start_from(manifolds, previous)
     return manifolds

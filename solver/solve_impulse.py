@@ -8,15 +8,16 @@ without spurious spin, and where that would pull at a point, by solving the mani
 complementarity problem (principal pivoting over the subsets of its points).
 
 Each substep solves in two passes, as Box2D v3 does. First the pair is pressed: a gap s beyond
-the slop may close within the substep (speculative contact, v_n >= -s/h), a touching point
-may not sink (v_n >= 0), with friction. Then the normal blocks alone are driven to the rebound
-targets of the points that bounce: those approaching faster than RESTITUTION_THRESHOLD whose
-gap closes within this substep, measured before the solve, so the bounce uses the velocities
-and geometry of one instant and an elastic pair keeps its energy exactly; friction, already
-spent, cannot turn the bounce into a gain. Penetration is removed by a separate solve on
-pseudo-velocities (split impulse) that move the bodies and are then forgotten, so position
-correction adds no kinetic energy and no linear momentum (it does move angular momentum about a
-fixed point, and what it lifts against gravity is counted in the trajectory's push_out_work).
+the slop may close within the substep (speculative contact, v_n >= -s/h), a touching or
+bouncing point may not sink (v_n >= 0), with friction. Then the normal blocks alone are driven
+to the rebound targets of the points that bounce (approaching faster than
+RESTITUTION_THRESHOLD, measured before the solve), so a bounce uses the velocities and geometry
+of one instant and an elastic pair keeps its energy exactly; friction, already spent, cannot
+turn the bounce into a gain (set_targets says which points bounce when). Penetration is
+removed by a separate solve on pseudo-velocities (split impulse) that move the bodies and are
+then forgotten, so position correction adds no kinetic energy and no linear momentum (it does
+move angular momentum about a fixed point, and what it lifts against gravity is counted in the
+trajectory's push_out_work).
 For one point touching at zero depth, one sweep of each pass gives exactly
 j = -(1 + e) m_eff v_n, the Croatian notes' impulse, with
 m_eff = 1 / (1/m_a + 1/m_b + (r_a×n)·I_a⁻¹(r_a×n) + (r_b×n)·I_b⁻¹(r_b×n)).
@@ -33,7 +34,11 @@ BAUMGARTE = 0.2  # fraction of the penetration beyond the slop removed per subst
 MAX_PUSH = 3.0  # m/s, the fastest push-out
 CAUGHT_TOLERANCE = 0.25  # of the substep's approach distance
 _TINY = np.finfo(float).tiny
-_COMPLEMENTARITY_TOLERANCE = 1e-12  # sinking tolerated, relative to the largest velocity error
+# Pulling tolerated in a contact set (rounding), relative to the largest impulse; and sinking,
+# relative to the largest velocity error: the pseudo-inverse drops modes below _CUTOFF of the
+# strongest, which leaves errors of about that size that no choice of points can remove.
+_COMPLEMENTARITY_TOLERANCE = 1e-9
+_SINKING_TOLERANCE = 1e-3
 
 
 def set_targets(m: Manifolds, velocity6: np.ndarray, h: float, gravity_step: np.ndarray) -> None:
@@ -44,7 +49,8 @@ def set_targets(m: Manifolds, velocity6: np.ndarray, h: float, gravity_step: np.
     speed u that the bounce reverses is that parabola's at the touching point, from the
     velocity and gap of the substep in which the point was caught, and the rebound velocity
     e u + gravity_step / 2 starts the next parabola with speed e u there, so bounce heights
-    scale by exactly e². Without gravity u is simply the approach speed.
+    scale by exactly e². Without gravity u is simply the approach speed. `bias` holds the
+    targets of the pressing pass, `rebound_bias` those of the bounce.
     """
     speed = -normal_velocity(m, velocity6)
     gap = np.maximum(m.separation, 0.0)
@@ -54,16 +60,18 @@ def set_targets(m: Manifolds, velocity6: np.ndarray, h: float, gravity_step: np.
     caught = m.incoming > 0.0
     incoming = np.where(caught, m.incoming, arriving)
     e, s, slop = m.restitution[:, None], m.separation, m.slop[:, None]
-    # Rebounding from the gap s with sqrt(e²u² - 2 g s) puts the next parabola's apex where a
-    # bounce at the surface would (e u up from it), so a point whose gap closes within this
-    # substep bounces now, with the velocities and geometry it has now.
-    reach = (e * incoming) ** 2 + 2.0 * gravity_step * gap / h
-    fresh = ~caught & ((s <= slop) | (speed * h >= s)) & (reach >= 0.0)
-    # Gravity may leave too little speed to rebound from the gap: such a point is caught (the
-    # gap closes) and bounces from the surface next substep, up to what turning moved it.
-    late = caught & (s <= slop + CAUGHT_TOLERANCE * incoming * h) & (e > 0.0)
-    bounce = m.mask & (fresh | late) & (incoming > RESTITUTION_THRESHOLD)
-    rebound = np.sqrt(np.maximum(reach, 0.0)) + 0.5 * gravity_step
+    # A point of a pair meeting on its own with no gravity between them (two bodies in flight,
+    # or zero gravity) bounces in the substep its gap closes, with the velocities and geometry
+    # of that one instant, so an elastic pair keeps its energy exactly. Elsewhere a point first
+    # closes its gap and bounces from the surface in the next substep, up to what turning moved
+    # it: on a floor that keeps the parabola exact, and in a cluster the sweeps then push from
+    # touching bodies instead of asking for rebounds the bodies behind cannot give yet.
+    free = m.isolated[:, None] & (gravity_step == 0.0)
+    fresh = ~caught & ((s <= slop) | (free & (speed * h >= s)))
+    late = caught & (s <= slop + CAUGHT_TOLERANCE * incoming * h)
+    bounce = (m.mask & (fresh | late) & (incoming > RESTITUTION_THRESHOLD)
+              & ((e > 0.0) | free))
+    rebound = e * incoming + 0.5 * gravity_step
     m.bias[:] = np.where((s > slop) & ~bounce, s / h, 0.0)
     m.rebound_bias[:] = np.where(bounce, -rebound, m.bias)
     m.incoming[:] = np.where(bounce, 0.0, incoming)
@@ -122,43 +130,57 @@ def _normal(batch, impulse, v, offset) -> None:
     new = old - np.einsum("pst,pt->ps", batch.normal_inverse, vn + offset)
     pulling = np.flatnonzero(np.any(new < 0.0, axis=1))
     if len(pulling):
-        new[pulling] = _complementary(batch.normal_block[pulling], _subset_inverses(batch, pulling),
-                                      old[pulling], (vn + offset)[pulling], new[pulling] > 0.0)
+        new[pulling] = _complementary(batch, pulling, old[pulling], (vn + offset)[pulling],
+                                      old[pulling] > 0.0)
     v += np.einsum("ps,psi->pi", new - old, batch.normal_response)
     impulse[:] = new
 
 
-def _subset_inverses(batch, pulling):
-    """(K, 16, 4, 4) pseudo-inverses of the blocks of these manifolds restricted to each subset
-    of their points, worked out once per substep for the manifolds that need them."""
-    todo = pulling[~batch.subset_ready[pulling]]
-    if len(todo):
-        count = len(SUBSETS)
-        batch.subset_inverse[todo] = pseudo_inverse(
-            np.repeat(batch.normal_block[todo], count, axis=0),
-            np.tile(SUBSETS, (len(todo), 1))).reshape(-1, count, POINTS, POINTS)
-        batch.subset_ready[todo] = True
-    return batch.subset_inverse[pulling]
+def _subset_inverse(batch, manifolds, pushing):
+    """(K, 4, 4) pseudo-inverses of these manifolds' blocks restricted to the `pushing` points,
+    each worked out once per substep."""
+    codes = pushing @ SUBSET_CODES
+    missing = ~batch.subset_ready[manifolds, codes]
+    if missing.any():
+        rows, subset = manifolds[missing], codes[missing]
+        batch.subset_inverse[rows, subset] = pseudo_inverse(batch.normal_block[rows],
+                                                            SUBSETS[subset])
+        batch.subset_ready[rows, subset] = True
+    return batch.subset_inverse[manifolds, codes]
 
 
-def _complementary(block, inverses, old, error, pushing):
+def _complementary(batch, manifolds, old, error, pushing):
     """Impulses >= 0 with v_n + offset >= 0 at every point and = 0 where they push (the
     manifold's linear complementarity problem), by Murty's principal pivoting: solve with the
     `pushing` points held, then let go of the first point that would pull or hold the first one
-    that would sink, and repeat (at most 16 subsets of four points; least-index order ends)."""
+    that would sink, and repeat. Four coplanar points span only three directions, and with
+    uneven targets the pivots can cycle; after POINTS of them what remains is clamped, and the
+    next sweep goes on from there."""
+    block = batch.normal_block[manifolds]
     q = error - np.einsum("pst,pt->ps", block, old)
     live = np.diagonal(block, axis1=1, axis2=2) > 0.0
-    tolerance = _COMPLEMENTARITY_TOLERANCE * (np.abs(q).max(axis=1, keepdims=True) + _TINY)
+    tolerance = _SINKING_TOLERANCE * (np.abs(q).max(axis=1, keepdims=True) + _TINY)
     rows = np.arange(len(q))
-    for _ in range(len(SUBSETS)):
-        inverse = inverses[rows, pushing @ SUBSET_CODES]
-        impulse = -np.einsum("pst,pt->ps", inverse, np.where(pushing, q, 0.0))
-        velocity = q + np.einsum("pst,pt->ps", block, impulse)
-        wrong = (pushing & (impulse < 0.0)) | (~pushing & live & (velocity < -tolerance))
-        if not wrong.any():
+    impulse = np.zeros_like(q)
+    for _ in range(POINTS):
+        held = pushing[rows]
+        inverse = _subset_inverse(batch, manifolds[rows], held)
+        impulse[rows] = -np.einsum("pst,pt->ps", inverse, np.where(held, q[rows], 0.0))
+        velocity = q[rows] + np.einsum("pst,pt->ps", block[rows], impulse[rows])
+        pulls = impulse[rows] < -_COMPLEMENTARITY_TOLERANCE * np.abs(impulse[rows]).max(
+            axis=1, keepdims=True)
+        wrong = np.where(held, pulls, live[rows] & (velocity < -tolerance[rows]))
+        unresolved = wrong.any(axis=1)
+        rows, wrong = rows[unresolved], wrong[unresolved]
+        if not len(rows):
             break
-        flip = wrong.any(axis=1)
-        pushing[rows[flip], wrong[flip].argmax(axis=1)] ^= True
+        # the next set to try; `held` stays the last one solved
+        flipped = pushing[rows]
+        flipped[np.arange(len(rows)), wrong.argmax(axis=1)] ^= True
+        solved = pushing[rows]
+        pushing[rows] = flipped
+    else:
+        pushing[rows] = solved
     return np.where(pushing, np.maximum(impulse, 0.0), 0.0)
 
 
