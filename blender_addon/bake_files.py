@@ -45,12 +45,18 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def add_file_arguments(parser: argparse.ArgumentParser, verb: str, output: str,
+                       contents: str) -> None:
+    """FILE.blend ..., --frames and --output, shared by the subcommands that read .blend files."""
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE.blend")
     parser.add_argument("--frames", type=frame_range, metavar="A-B",
-                        help="frame range to bake (default: each scene's Impulse range)")
-    parser.add_argument("--output", type=Path, default=Path("baked"), metavar="DIR",
-                        help="folder for the baked files and JSON reports (default: ./baked)")
+                        help=f"frame range to {verb} (default: each scene's Impulse range)")
+    parser.add_argument("--output", type=Path, default=Path(output), metavar="DIR",
+                        help=f"folder for {contents} (default: ./{output})")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_file_arguments(parser, "bake", "baked", "the baked files and JSON reports")
     parser.add_argument("--in-place", action="store_true",
                         help="save each baked file over its input (reports still go to DIR)")
     parser.add_argument("--jobs", type=_positive, default=1, metavar="N",

@@ -12,17 +12,13 @@ from pathlib import Path
 import bpy
 
 from . import cli, report, verify
-from .bake_files import frame_range, open_blend
+from .bake_files import add_file_arguments, open_blend
 from .bridge import BakeError
 from .compare import compare_scene, write_files
 
 
 def _configure_compare(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", type=Path, metavar="FILE.blend")
-    parser.add_argument("--frames", type=frame_range, metavar="A-B",
-                        help="frame range to compare (default: each scene's Impulse range)")
-    parser.add_argument("--output", type=Path, default=Path("compare"), metavar="DIR",
-                        help="folder for the tables, JSON, CSV and charts (default: ./compare)")
+    add_file_arguments(parser, "compare", "compare", "the tables, JSON, CSV and charts")
     parser.add_argument("--blender-damping", action="store_true",
                         help="keep the built-in world's default damping instead of zero")
 

@@ -93,16 +93,17 @@ def solve(m: Manifolds, velocity6: np.ndarray) -> None:
         velocity6[index] = v.reshape(-1, 2, 6)
 
 
-def restitute(m: Manifolds, velocity6: np.ndarray) -> None:
-    """One sweep of the normal blocks of colours with a bounce towards the rebound targets
+def restitute(m: Manifolds, velocity6: np.ndarray, sweeps: int) -> None:
+    """Sweeps of the normal blocks of the colours with a bounce towards the rebound targets
     (friction stays as solved)."""
-    for batch in m.batches:
-        if np.array_equal(batch.rebound_bias, batch.bias):
-            continue
-        index = batch.index
-        v = velocity6[index].reshape(-1, 12)
-        _normal(batch, batch.normal_impulse, v, batch.rebound_bias)
-        velocity6[index] = v.reshape(-1, 2, 6)
+    bouncing = [batch for batch in m.batches
+                if not np.array_equal(batch.rebound_bias, batch.bias)]
+    for _ in range(sweeps):
+        for batch in bouncing:
+            index = batch.index
+            v = velocity6[index].reshape(-1, 12)
+            _normal(batch, batch.normal_impulse, v, batch.rebound_bias)
+            velocity6[index] = v.reshape(-1, 2, 6)
 
 
 def push_out(m: Manifolds, h: float, count: int, sweeps: int) -> np.ndarray:
@@ -162,8 +163,9 @@ def _complementary(batch, manifolds, old, error, pushing):
     tolerance = _SINKING_TOLERANCE * (np.abs(q).max(axis=1, keepdims=True) + _TINY)
     rows = np.arange(len(q))
     impulse = np.zeros_like(q)
+    solved = pushing.copy()  # the set each row's impulse was solved with
     for _ in range(POINTS):
-        held = pushing[rows]
+        held = solved[rows] = pushing[rows]
         inverse = _subset_inverse(batch, manifolds[rows], held)
         impulse[rows] = -np.einsum("pst,pt->ps", inverse, np.where(held, q[rows], 0.0))
         velocity = q[rows] + np.einsum("pst,pt->ps", block[rows], impulse[rows])
@@ -174,14 +176,8 @@ def _complementary(batch, manifolds, old, error, pushing):
         rows, wrong = rows[unresolved], wrong[unresolved]
         if not len(rows):
             break
-        # the next set to try; `held` stays the last one solved
-        flipped = pushing[rows]
-        flipped[np.arange(len(rows)), wrong.argmax(axis=1)] ^= True
-        solved = pushing[rows]
-        pushing[rows] = flipped
-    else:
-        pushing[rows] = solved
-    return np.where(pushing, np.maximum(impulse, 0.0), 0.0)
+        pushing[rows, wrong.argmax(axis=1)] ^= True
+    return np.where(solved, np.maximum(impulse, 0.0), 0.0)
 
 
 def _friction(batch, v) -> None:

@@ -6,9 +6,9 @@ substep (so fast bodies are caught before they overlap); at a frame's first subs
 have rested long enough fall asleep. Velocities get gravity and air forces (semi-implicit
 Euler), the contact solver runs (solve_impulse: `iterations` sweeps of sequential impulses over
 colour batches, as many towards the bounces, then the split-impulse push-out; or penalty:
-springs), bodies moving more than
-a fraction of their size are held at their time of first contact (CCD), and positions and
-orientations advance (integrate: the rotation keeps angular momentum).
+springs), bodies moving more than a fraction of their size are held at their time of first
+contact (CCD), and positions and orientations advance (integrate: the rotation keeps angular
+momentum).
 """
 
 import numpy as np
@@ -161,8 +161,7 @@ class World:
                                    contacts.friction_impulse)
                     for _ in range(self.iterations):
                         solve_impulse.solve(contacts, velocity6)
-                    for _ in range(self.iterations):
-                        solve_impulse.restitute(contacts, velocity6)
+                    solve_impulse.restitute(contacts, velocity6, self.iterations)
                     solve_impulse.remember_incoming(contacts)
                     pseudo = solve_impulse.push_out(contacts, h, len(b), self.iterations)
                 else:
@@ -219,9 +218,8 @@ class World:
             lift = h[:, None] * pseudo[awake, :3]
             b.position[awake] += lift
             self._push_out_work -= float(np.sum(b.mass[awake] * (lift @ self.gravity)))
+            b.orientation[awake] = quaternion.integrate(b.orientation[awake], pseudo[awake, 3:], h)
             turn = quaternion.integrate(quaternion.identity(len(awake)), pseudo[awake, 3:], h)
-            b.orientation[awake] = quaternion.normalize(quaternion.multiply(turn,
-                                                                            b.orientation[awake]))
             b.angular_velocity[awake] = quaternion.rotate(turn, b.angular_velocity[awake])
         b.orientation[awake], b.angular_velocity[awake] = rotate_keeping_momentum(
             b.orientation[awake], b.angular_velocity[awake], b.inertia[awake],

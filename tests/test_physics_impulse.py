@@ -97,8 +97,8 @@ def test_free_collisions_conserve_momentum_and_angular_momentum(seed):
     so L is checked up to the first such frame, and the collision must happen before it."""
     for e, friction in ((1.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.8, 0.8)):
         trajectory = _spinning_pair(e, friction, seed).simulate(24)
-        p, L, v = trajectory.linear_momentum, trajectory.angular_momentum, \
-            trajectory.linear_velocities
+        p, L, v = (trajectory.linear_momentum, trajectory.angular_momentum,
+                   trajectory.linear_velocities)
         assert np.abs(p - p[0]).max() <= 1e-9 * np.linalg.norm(p[0]) + 1e-9 * np.abs(p).max()
         clean = np.cumsum(trajectory.max_penetration > LINEAR_SLOP) == 0
         changed = np.linalg.norm(v[clean] - v[0], axis=2).max()
