@@ -49,7 +49,7 @@ def _enable(install: Path | None):
             f"batch.py: Impulse is not installed in {os.environ['BLENDER_USER_RESOURCES']}; "
             "run with --install dist/impulse_bake-<version>.zip (python build.py makes it)"
         )
-    return importlib.import_module(f"{EXTENSION}.blender_addon.cli")
+    return importlib.import_module(f"{EXTENSION}.blender_addon.command_line.cli")
 
 
 def main() -> int:

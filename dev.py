@@ -1,6 +1,7 @@
 """One entry point for a fresh machine: set up .venv with the pinned tools, then run a job.
 
-    python3 dev.py test    lint, type-check, then the test suite in real Blender
+    python3 dev.py test    lint, type-check, the test suite in real Blender 5.0, then the
+                           Blender-side tests again in Blender 4.5 LTS
     python3 dev.py demo    build the extension and bake the bundled demo scene into out/
     python3 dev.py build   build dist/impulse_bake-<version>.zip
 
@@ -17,6 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 PYTHON = VENV / "bin" / "python"
+VENV45 = ROOT / ".venv-blender45"  # bpy 4.5 LTS, for the Blender-side tests only
+WORKERS = "2"  # pytest-xdist processes: this project's machines have 2 cores
 TYPED = ("blender_addon", "operators", "ui")  # type-checked against fake-bpy-module's stubs
 
 
@@ -35,20 +38,23 @@ def _run(*command: str) -> None:
         raise SystemExit(f"dev.py: failed ({result.returncode}): {' '.join(command)}")
 
 
-def ensure_venv() -> None:
-    """Create .venv and install the pinned dev group; skip when pyproject.toml is unchanged."""
-    stamp = VENV / ".impulse-installed"
+def ensure_venv(folder: Path = VENV, group: str = "dev") -> Path:
+    """Create a venv with a pinned dependency group of pyproject.toml; skip when pyproject.toml
+    is unchanged. Returns its python."""
+    python = folder / "bin" / "python"
+    stamp = folder / ".impulse-installed"
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if stamp.exists() and stamp.read_text() == wanted:
-        return
-    if not PYTHON.exists():
+        return python
+    if not python.exists():
         if sys.version_info[:2] == (3, 11):
-            venv.create(VENV, with_pip=True)
+            venv.create(folder, with_pip=True)
         else:
-            _run(_python311(), "-m", "venv", str(VENV))
-    _run(str(PYTHON), "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1")
-    _run(str(PYTHON), "-m", "pip", "install", "--quiet", "--group", "dev")
+            _run(_python311(), "-m", "venv", str(folder))
+    _run(str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1")
+    _run(str(python), "-m", "pip", "install", "--quiet", "--group", group)
     stamp.write_text(wanted)
+    return python
 
 
 def build() -> Path:
@@ -74,7 +80,9 @@ def typecheck() -> None:
 def test() -> None:
     _run(str(PYTHON), "-m", "ruff", "check", ".")
     typecheck()
-    _run(str(PYTHON), "-m", "pytest")
+    _run(str(PYTHON), "-m", "pytest", "-n", WORKERS)
+    python45 = ensure_venv(VENV45, "blender45")
+    _run(str(python45), "-m", "pytest", "-n", WORKERS, "-m", "blender")
 
 
 def demo() -> None:

@@ -135,7 +135,7 @@ def main() -> None:
     archive = build.build(Path(tempfile.mkdtemp(prefix="impulse-bench-dist-")))
     bpy.ops.extensions.package_install_files(filepath=str(archive), repo="user_default",
                                              enable_on_install=True)
-    bake = importlib.import_module("bl_ext.user_default.impulse_bake.blender_addon.bake")
+    bake = importlib.import_module("bl_ext.user_default.impulse_bake.blender_addon.baking.job")
     rows = []
     for count in args.sizes:
         ours, our_keys = impulse_seconds(bake.bake_scene, count, args.frames)

@@ -4,7 +4,7 @@ import time
 
 import bpy
 
-from ..blender_addon.bake import BakeError, BakeJob, BakeReport, bake_scene, clear_bake
+from ..blender_addon.baking.job import BakeError, BakeJob, BakeReport, bake_scene, clear_bake
 
 # Time spent simulating per timer event: long enough to be efficient, short enough for Esc.
 _SLICE_SECONDS = 0.05

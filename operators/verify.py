@@ -5,8 +5,8 @@ from pathlib import Path
 
 import bpy
 
-from ..blender_addon import compare, verify
-from ..blender_addon.bridge import BakeError
+from ..blender_addon.reading.bridge import BakeError
+from ..blender_addon.verification import compare, verify
 
 
 class IMPULSE_OT_compare_builtin(bpy.types.Operator):

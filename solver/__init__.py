@@ -39,7 +39,8 @@ __all__ += ["BOX", "SPHERE", "Box", "Contacts", "Manifold", "Sphere", "collide",
 
 # --- dynamics (B): the World, its trajectories ---
 from .trajectory import Cancelled, Trajectory  # noqa: E402
+from .warmup import warm_up  # noqa: E402
 from .world import World  # noqa: E402
 
-__all__ += ["Cancelled", "Trajectory", "World"]
+__all__ += ["Cancelled", "Trajectory", "World", "warm_up"]
 # --- end dynamics (B) ---

@@ -19,6 +19,16 @@ os.environ["BLENDER_USER_RESOURCES"] = str(BLENDER_USER)
 EXTENSION_MODULE = "bl_ext.user_default.impulse_bake"
 
 
+def pytest_collection_modifyitems(items) -> None:
+    """Mark the tests that run Blender (they take the extension or import bpy), so CI can run
+    exactly these again under Blender 4.5 (`-m blender`)."""
+    for item in items:
+        module = getattr(item, "module", None)
+        imports_bpy = module is not None and "bpy" in vars(module)
+        if imports_bpy or "impulse" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.blender)
+
+
 @pytest.fixture(scope="session")
 def impulse(tmp_path_factory):
     """Build the zip, install and enable it in Blender; return the extension's module."""

@@ -218,7 +218,7 @@ def test_animated_passive_body_follows_its_animation_exactly(scene, impulse):
     paddle.keyframe_insert("location", frame=30)  # Bézier: not a straight line in time
     paddle.keyframe_insert("rotation_quaternion", frame=30)
     add(paddle, body_type="PASSIVE", animated=True)
-    report = impulse.blender_addon.bake.bake_scene(scene)
+    report = impulse.blender_addon.baking.job.bake_scene(scene)
     index = report.objects.index("Paddle")
     animated = world_matrices(scene, paddle, range(1, 31))
     assert report.trajectory.positions[:, index] == pytest.approx(animated[:, :3, 3], abs=1e-5)
@@ -302,7 +302,7 @@ def test_cancel_leaves_everything_as_it_was(scene, impulse):
     scene.frame_set(3)
     before = (transform(box), box.animation_data.action, sorted(bpy.data.actions.keys()))
     settings = {p: getattr(box.impulse, p) for p in ("enabled", "body_type", "restitution")}
-    job = impulse.blender_addon.bake.BakeJob(scene)
+    job = impulse.blender_addon.baking.job.BakeJob(scene)
     assert job.total_frames == scene.frame_end - scene.frame_start
     for _ in range(5):
         assert job.step()
@@ -320,7 +320,7 @@ def test_bake_scene_api_reports(scene, impulse):
     box = cube("Box", location=(0.0, 0.0, 1.0), size=1.0)
     add(box)
     progress = []
-    report = impulse.blender_addon.bake.bake_scene(
+    report = impulse.blender_addon.baking.job.bake_scene(
         scene, frame_start=1, frame_end=30, progress=lambda done, total: progress.append(done)
     )
     assert (report.bodies, report.frames) == (2, 30 - 1)
@@ -350,7 +350,7 @@ def test_mass_from_density_and_volume_in_metres(scene, impulse, mode, unit_scale
     scene.unit_settings.scale_length = unit_scale
     box = cube("Box", location=(0.0, 0.0, 3.0), size=2.0)
     add(box, mass_mode=mode, density=500.0, mass=7.0)
-    report = impulse.blender_addon.bake.bake_scene(scene, frame_start=1, frame_end=2)
+    report = impulse.blender_addon.baking.job.bake_scene(scene, frame_start=1, frame_end=2)
     height = 3.0 * unit_scale
     gravity = G * unit_scale
     assert report.trajectory.potential_energy[0] == pytest.approx(

@@ -9,7 +9,7 @@ from tests.blender_helpers import cube, fcurves, keys, transform
 
 @pytest.fixture
 def writer(impulse):
-    return impulse.blender_addon.keyframes
+    return impulse.blender_addon.keying.keyframes
 
 
 def spin_basis(turns: float, count: int, axis=2, scale=(1.0, 1.0, 1.0)) -> np.ndarray:

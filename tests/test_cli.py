@@ -53,7 +53,7 @@ def run_batch(*args: str) -> subprocess.CompletedProcess:
 def run_here(impulse, capsys, *args: str) -> tuple[int, list[str]]:
     """The CLI in this Blender; returns the exit code and its own lines (not Blender's reports)."""
     capsys.readouterr()
-    code = impulse.blender_addon.cli.main(list(args), [])
+    code = impulse.blender_addon.command_line.cli.main(list(args), [])
     captured = capsys.readouterr()
     return code, [line for line in (captured.out + captured.err).splitlines()
                   if line.startswith("impulse_bake")]

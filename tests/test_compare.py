@@ -82,7 +82,7 @@ def test_comparison_leaves_the_users_scene_untouched(scene):
 
 def test_falling_cube_matches_builtin_until_impact(impulse, scene):
     drop_scene(scene)
-    result = impulse.blender_addon.compare.compare_scene(scene)
+    result = impulse.blender_addon.verification.compare.compare_scene(scene)
     box = next(row for row in result.bodies if row.name == "Box")
     fall = math.sqrt(2 * 4.0 / 9.81) * 24.0  # frames until the cube touches the ground
     assert box.first_contact_impulse == box.first_contact_builtin
@@ -101,7 +101,7 @@ def test_report_has_one_row_per_body_with_finite_numbers(impulse, scene):
     assert bpy.ops.impulse.compare_builtin() == {"FINISHED"}
 
     text = bpy.data.texts["Impulse vs Built-in"].as_string()
-    result = impulse.blender_addon.compare.compare_scene(scene)
+    result = impulse.blender_addon.verification.compare.compare_scene(scene)
     assert sorted(row.name for row in result.bodies) == ["Box", "Ground", "Sphere"]
     for row in result.bodies:
         assert row.name in text
@@ -151,7 +151,7 @@ def test_compare_command_line(impulse, scene, tmp_path, capsys):
     missing = tmp_path / "missing.blend"
     output = tmp_path / "out"
 
-    code = impulse.blender_addon.cli.main(
+    code = impulse.blender_addon.command_line.cli.main(
         ["compare", str(good), str(not_blend), str(missing), "--frames", "1-20",
          "--output", str(output)], [])
     captured = capsys.readouterr()
@@ -174,7 +174,7 @@ def test_compare_command_line(impulse, scene, tmp_path, capsys):
 
 def test_pair_values_follow_impulses_combine_rule(impulse):
     """The built-in multiplies two bodies' values; per-body values are chosen to match."""
-    fit = impulse.blender_addon.builtin_world.per_body_values
+    fit = impulse.blender_addon.verification.builtin_world.per_body_values
     values = np.array([0.2, 0.8])
     same, miss = fit(values, np.array([True, True]), "MULTIPLY")
     assert same.tolist() == values.tolist() and miss == 0.0

@@ -10,7 +10,7 @@ from tests.blender_helpers import keys
 
 
 def test_demo_scene_has_the_three_setups(impulse, scene):
-    demo = impulse.blender_addon.demo
+    demo = impulse.blender_addon.command_line.demo
     bodies = {obj.name: obj for obj in demo.build(scene)}
 
     dominoes = sorted(name for name in bodies if name.startswith("Domino."))
@@ -35,20 +35,20 @@ def test_demo_scene_has_the_three_setups(impulse, scene):
 
 
 def test_contact_sheet_frames_cover_the_range(impulse):
-    frames_to_show = impulse.blender_addon.contact_sheet.frames_to_show
+    frames_to_show = impulse.blender_addon.command_line.contact_sheet.frames_to_show
     assert frames_to_show(1, 120, 6) == [1, 25, 49, 72, 96, 120]
     assert frames_to_show(1, 3, 6) == [1, 2, 3]
 
 
 def test_demo_job_writes_blend_picture_and_report(impulse, scene, tmp_path, capsys):
-    code = impulse.blender_addon.cli.main(
+    code = impulse.blender_addon.command_line.cli.main(
         ["demo", "--output", str(tmp_path), "--frames", "1-12"], [])
     assert code == 0, capsys.readouterr()
 
     report = json.loads((tmp_path / "demo.json").read_text())
     assert report["ok"] and report["bodies"] == 21 and report["frames"] == 11
     picture = bpy.data.images.load(str(tmp_path / "demo.png"))
-    gutter = impulse.blender_addon.contact_sheet.GUTTER
+    gutter = impulse.blender_addon.command_line.contact_sheet.GUTTER
     assert tuple(picture.size) == (3 * 320 + 2 * gutter, 2 * 180 + gutter)
     pixels = np.empty(len(picture.pixels), dtype=np.float32)
     picture.pixels.foreach_get(pixels)

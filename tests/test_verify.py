@@ -23,7 +23,7 @@ def verification(impulse):
     """One full run shared by the tests below (it is the slow part)."""
     bpy.ops.wm.read_homefile(use_empty=True)
     lines = []
-    result = impulse.blender_addon.verify.verify(progress=lines.append)
+    result = impulse.blender_addon.verification.verify.verify(progress=lines.append)
     return result, lines
 
 
@@ -54,7 +54,7 @@ def test_the_builtin_world_is_measured_not_assumed(verification):
 
 def test_outputs_table_json_csv_and_png(impulse, verification, tmp_path):
     result, _ = verification
-    verify = impulse.blender_addon.verify
+    verify = impulse.blender_addon.verification.verify
     files = verify.write_outputs(result, tmp_path)
     assert sorted(f.name for f in files) == ["verify.csv", "verify.json", "verify_curves.png",
                                              "verify_errors.png"]
@@ -72,7 +72,7 @@ def test_outputs_table_json_csv_and_png(impulse, verification, tmp_path):
         image = bpy.data.images.load(str(tmp_path / name))  # Blender itself can read it
         assert tuple(image.size) == (width, height)
         bpy.data.images.remove(image)
-    table = impulse.blender_addon.report.format_table(result.rows)
+    table = impulse.blender_addon.verification.report.format_table(result.rows)
     assert all(scene in table for scene in EXPECTED_SCENES)
 
 
@@ -91,7 +91,7 @@ def test_verify_operator_writes_text_curves_and_files(scene, tmp_path):
 
 
 def test_a_scene_that_cannot_be_built_is_reported_and_the_rest_run(impulse, scene):
-    verify = impulse.blender_addon.verify
+    verify = impulse.blender_addon.verification.verify
     good = verify.canonical_scenes("slide")[0]
     broken = replace(good, name="broken", bodies=(
         replace(good.bodies[0], half_extents=(-1.0, 1.0, 1.0)), *good.bodies[1:]))
@@ -103,7 +103,7 @@ def test_a_scene_that_cannot_be_built_is_reported_and_the_rest_run(impulse, scen
 
 
 def test_verify_command_line(impulse, scene, tmp_path, capsys):
-    cli = impulse.blender_addon.cli
+    cli = impulse.blender_addon.command_line.cli
     code = cli.main(["verify", "--only", "incline", "--output", str(tmp_path)], [])
     out = capsys.readouterr().out.splitlines()
     assert code == 0

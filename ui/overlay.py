@@ -1,6 +1,6 @@
 """Viewport overlay: the collision boxes and spheres of the selected bodies, as lines.
 
-Shapes are fitted exactly as the bake fits them (blender_addon.shapes), so the animator sees
+Shapes are fitted exactly as the bake fits them (blender_addon.reading.shapes), so the animator sees
 what will collide. Fits are cached until the next edit or frame change, not redone per redraw.
 """
 
@@ -8,7 +8,7 @@ import bpy
 import gpu
 import numpy as np
 
-from ..blender_addon.shapes import Shape, fit_shape, mesh_points
+from ..blender_addon.reading.shapes import Shape, fit_shape, mesh_points
 from ..solver import quaternion
 
 COLOR = (1.0, 0.55, 0.1, 1.0)

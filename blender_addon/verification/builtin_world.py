@@ -16,8 +16,8 @@ from typing import Literal
 import bpy
 import numpy as np
 
-from ..solver import quaternion as quat
-from ..solver.materials import combine
+from ...solver import quaternion as quat
+from ...solver.materials import combine
 
 SceneCopy = Literal["NEW", "EMPTY", "LINK_COPY", "FULL_COPY"]  # bpy.ops.scene.new types
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import solver
-from . import keyframes
-from .bridge import BakeError, build_world, evaluated_depsgraph, frame_range, parent_motion
+from ... import solver
+from ..keying import keyframes
+from ..reading.bridge import BakeError, build_world, evaluated_depsgraph, frame_range, parent_motion
 
 __all__ = ["BakeError", "BakeJob", "BakeReport", "bake_scene", "clear_bake"]
 

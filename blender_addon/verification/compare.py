@@ -13,10 +13,10 @@ from pathlib import Path
 import bpy
 import numpy as np
 
-from .. import solver
-from ..solver import quaternion as quat
+from ... import solver
+from ...solver import quaternion as quat
+from ..reading.bridge import build_world, frame_range
 from . import report, report_png
-from .bridge import build_world, frame_range
 from .builtin_world import MirrorBody, MirrorSettings, simulate_builtin, write_keys
 
 TEXT_NAME = "Impulse vs Built-in"

@@ -20,7 +20,7 @@ from typing import Any
 
 import bpy
 
-from .bake import BakeError, BakeReport, bake_scene
+from ..baking.job import BakeError, BakeReport, bake_scene
 
 BLEND_MAGIC = (b"BLENDER", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")  # plain, gzip, zstd
 """How a .blend file starts: checked first so Blender is never asked to read other files."""

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import bpy
 
+from ..baking.job import BakeError, bake_scene
 from . import contact_sheet, demo
-from .bake import BakeError, bake_scene
 from .bake_files import frame_range, statistics, write_json
 
 SHEET_FRAMES = 6

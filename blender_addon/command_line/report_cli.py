@@ -11,10 +11,11 @@ from pathlib import Path
 
 import bpy
 
-from . import cli, report, verify
+from ..reading.bridge import BakeError
+from ..verification import report, verify
+from ..verification.compare import compare_scene, write_files
+from . import cli
 from .bake_files import add_file_arguments, open_blend
-from .bridge import BakeError
-from .compare import compare_scene, write_files
 
 
 def _configure_compare(parser: argparse.ArgumentParser) -> None:

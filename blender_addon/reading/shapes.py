@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from mathutils import Matrix
 
-from .. import solver
+from ... import solver
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 import bpy
 import numpy as np
 
-from .. import solver
+from ... import solver
 from . import report, report_png
 from .builtin_world import simulate_builtin
 from .compare import curve_empty

@@ -13,7 +13,7 @@ import bpy
 import numpy as np
 from mathutils import Euler, Quaternion
 
-from ..solver import quaternion
+from ...solver import quaternion
 
 GROUP = "Object Transforms"
 

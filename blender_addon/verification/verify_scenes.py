@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..solver import quaternion as quat
+from ...solver import quaternion as quat
 from .builtin_world import MirrorBody, MirrorSettings
 from .compare import momenta
 

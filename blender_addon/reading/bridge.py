@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from .. import solver
-from ..solver import quaternion
+from ... import solver
+from ...solver import quaternion
 from .shapes import MeshPoints, Shape, fit_shape, inverse, matrix_array, mesh_points
 
 ANIMATION_VELOCITY_SPAN = 0.1  # frames either side of the start for the velocity estimate

@@ -1,0 +1,1 @@
+"""Writing trajectories back as keyframes on the bodies' actions, and taking them off again."""
