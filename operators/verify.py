@@ -98,14 +98,16 @@ class IMPULSE_OT_verify(bpy.types.Operator):
         verify.write_blender_outputs(result, context.scene)
         folder = _output_dir(settings.output_dir)
         try:
-            verify.write_outputs(result, folder)
-        except OSError as error:
+            files = verify.write_outputs(result, folder)
+        except (OSError, RuntimeError) as error:  # not writable, or the charts cannot be drawn
             self.report({"WARNING"}, f"Could not write the report files to {folder}: {error}")
+        else:
+            settings.last_report = str(files[-1])
         settings.last_verify = result.summary()
         for failure in result.failures:
             self.report({"ERROR"}, failure)
         self.report({"INFO"}, f"{result.summary()}; table in the Text '{verify.TEXT_NAME}', "
-                              f"files in {folder}")
+                              f"report.html and files in {folder}")
         return {"FINISHED"} if not result.failures else {"CANCELLED"}
 
 

@@ -1,5 +1,7 @@
 """The Verify panel in the Impulse sidebar tab: compare and verify buttons, last results."""
 
+from pathlib import Path
+
 import bpy
 
 from .panels import ImpulseSidebar
@@ -25,6 +27,9 @@ class IMPULSE_PT_verify(ImpulseSidebar):
         layout.operator("impulse.verify", icon="CHECKMARK")
         if settings.last_verify:
             layout.label(text=settings.last_verify, icon="INFO")
+        if settings.last_report:
+            layout.operator("wm.url_open", text="Open Report", icon="URL").url = (
+                Path(settings.last_report).as_uri())
 
 
 def register() -> None:

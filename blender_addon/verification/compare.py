@@ -7,6 +7,7 @@ ghosts keyed with the built-in trajectories. Only these outputs are added to the
 """
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import numpy as np
 from ... import solver
 from ...solver import quaternion as quat
 from ..reading.bridge import build_world, frame_range
-from . import report, report_png
+from . import charts, report, report_html
 from .builtin_world import MirrorBody, MirrorSettings, simulate_builtin, write_keys
 
 TEXT_NAME = "Impulse vs Built-in"
@@ -247,19 +248,37 @@ def write_report_curves(scene, comparison: Comparison):
     return curve_empty(scene, REPORT_NAME, comparison.frame_start, comparison.curves)
 
 
+QUANTITIES = (  # curve name, panel title, y axis, unit
+    ("kinetic_energy", "kinetic energy", "kinetic energy (J)", "J"),
+    ("linear_momentum", "linear momentum", "|linear momentum| (kg m/s)", "kg m/s"),
+    ("angular_momentum", "angular momentum about the origin", "|angular momentum| (kg m²/s)",
+     "kg m²/s"),
+)
+
+
+def chart_panels(comparison: Comparison) -> list[charts.Panel]:
+    """Scene totals of both engines over the scene's frames, and their largest distance."""
+    frames = comparison.frame_start + np.arange(comparison.frames + 1)
+    axis = f"frame ({comparison.fps:g} fps)"
+    panels = [charts.Panel(title, frames, {
+        engine: np.linalg.norm(np.asarray(comparison.curves[f"{engine}_{key}"]).reshape(
+            comparison.frames + 1, -1), axis=1) for engine in ("impulse", "builtin")},
+        axis, label, unit) for key, title, label, unit in QUANTITIES]
+    panels.append(charts.Panel(
+        "largest distance between the engines' bodies", frames,
+        {"difference": comparison.curves["position_difference_max"]}, axis,
+        "distance (m)", "m", 0.01))
+    return panels
+
+
 def write_files(comparison: Comparison, directory: Path, stem: str) -> list[Path]:
-    """<stem>_compare.txt/.json/.csv and a PNG of the scene totals in `directory`."""
+    """<stem>_compare.txt/.json/.csv and a PNG of the scene totals in `directory`;
+    RuntimeError if the chart cannot be drawn, OSError if the folder is not writable."""
     directory.mkdir(parents=True, exist_ok=True)
     columns = list(vars(comparison.bodies[0])) if comparison.bodies else ["name"]
     text = directory / f"{stem}_compare.txt"
     text.write_text(comparison.text())
     curves = {key: np.asarray(values).tolist() for key, values in comparison.curves.items()}
-    panels = [{"title": quantity.replace("_", " "), "curves": {
-        engine: np.linalg.norm(np.asarray(comparison.curves[f"{engine}_{quantity}"]).reshape(
-            comparison.frames + 1, -1), axis=1) for engine in ("impulse", "builtin")}}
-        for quantity in ("kinetic_energy", "linear_momentum", "angular_momentum")]
-    panels.append({"title": "largest position difference", "curves": {
-        "difference": comparison.curves["position_difference_max"]}})
     return [
         text,
         report.write_json(comparison.rows(), directory / f"{stem}_compare.json",
@@ -267,8 +286,28 @@ def write_files(comparison: Comparison, directory: Path, stem: str) -> list[Path
                           frames=comparison.frames, fps=comparison.fps, notes=comparison.notes,
                           summary=comparison.summary(), curves=curves),
         report.write_csv(comparison.rows(), directory / f"{stem}_compare.csv", columns),
-        report_png.curve_chart(panels, directory / f"{stem}_compare.png", columns=2),
+        charts.curve_chart(chart_panels(comparison), directory / f"{stem}_compare.png",
+                           f"Impulse vs built-in: scene '{comparison.scene}'", columns=2),
     ]
+
+
+def write_report(entries: Sequence[tuple[str, Comparison, str]], directory: Path,
+                 failures: Sequence[str] = ()) -> Path:
+    """report.html for a run over files: per (label, comparison, stem) written by write_files,
+    the notes, the per-body table and <stem>_compare.png; then the files that failed."""
+    sections = [report_html.Section(
+        f"{label}: scene '{comparison.scene}', frames {comparison.frame_start}-"
+        f"{comparison.frame_start + comparison.frames}", comparison.rows(),
+        list(vars(comparison.bodies[0])) if comparison.bodies else ["name"],
+        [comparison.summary(), *comparison.notes], [directory / f"{stem}_compare.png"])
+        for label, comparison, stem in entries]
+    if failures:
+        sections.append(report_html.Section("Files that could not be compared", [], [],
+                                            list(failures)))
+    summary = f"{len(entries)} file(s) compared" + (
+        f", {len(failures)} failed" if failures else "")
+    return report_html.write_page(directory / "report.html", "Impulse vs Blender's built-in "
+                                  "rigid body world", summary, sections)
 
 
 def add_ghosts(scene, comparison: Comparison) -> list:

@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 COLUMNS = ("scene", "quantity", "unit", "closed_form", "impulse", "impulse_error", "builtin",
-           "builtin_error", "tolerance", "impulse_ok")
+           "builtin_error", "tolerance", "error_kind", "impulse_ok")
 
 
-def _cell(value) -> str:
+def cell(value) -> str:
+    """A value as the tables print it: yes/NO, 4 significant digits, exponent when tiny or huge."""
     if isinstance(value, bool):
         return "yes" if value else "NO"
     if isinstance(value, float):
@@ -25,7 +26,7 @@ def _cell(value) -> str:
 
 def format_table(rows: Sequence[dict], columns: Sequence[str] = COLUMNS) -> str:
     """Aligned plain-text table (monospace) with a header line."""
-    cells = [list(columns)] + [[_cell(row.get(c, "")) for c in columns] for row in rows]
+    cells = [list(columns)] + [[cell(row.get(c, "")) for c in columns] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
     lines = ["  ".join(text.ljust(w) for text, w in zip(line, widths, strict=True)).rstrip()
              for line in cells]

@@ -30,6 +30,8 @@ class ImpulseReportSettings(bpy.types.PropertyGroup):
     )
     last_compare: StringProperty(name="Last Comparison")
     last_verify: StringProperty(name="Last Verification")
+    last_report: StringProperty(name="Last Report", description="report.html of the last "
+                                "verification: table and charts on one page", subtype="FILE_PATH")
 
 
 ATTRIBUTE = "impulse_report"  # set with setattr: the type stubs cannot know added attributes

@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 
 from ... import solver
-from . import report, report_png
+from . import charts, report, report_html
 from .builtin_world import simulate_builtin
 from .compare import curve_empty
 from .verify_scenes import Canonical, canonical_scenes
@@ -48,7 +48,7 @@ def run_impulse(scene: Canonical):
 @dataclass
 class Verification:
     rows: list[dict]
-    panels: list[dict]  # curves per scene for the chart
+    panels: list[charts.Panel]  # curves per scene for the chart
     failures: list[str]  # scenes that could not be built or run
     seconds: float
 
@@ -71,9 +71,21 @@ def _rows(scene: Canonical, impulse_run, builtin_run) -> list[dict]:
             "closed_form": check.closed_form, "impulse": impulse_value,
             "impulse_error": check.error(impulse_value), "builtin": builtin_value,
             "builtin_error": check.error(builtin_value), "tolerance": check.tolerance,
+            "error_kind": "relative" if check.relative else "absolute",
             "impulse_ok": check.error(impulse_value) <= check.tolerance,
         })
     return rows
+
+
+def _panel(scene: Canonical, impulse_run, builtin_run) -> charts.Panel:
+    """The scene's signal over time for both engines and the closed form, when there is one."""
+    times = np.arange(scene.settings.frames + 1) / scene.settings.fps
+    curves = {"impulse": scene.signal(impulse_run), "builtin": scene.signal(builtin_run)}
+    if scene.closed_form is not None:
+        curves["closed_form"] = scene.closed_form(times)
+    unit = re.search(r"\(([^()]*)\)$", scene.signal_label)
+    return charts.Panel(scene.name, times, curves, "time (s)", scene.signal_label,
+                        unit.group(1) if unit else "", scene.signal_span)
 
 
 def verify(scenes: list[Canonical] | None = None,
@@ -92,11 +104,7 @@ def verify(scenes: list[Canonical] | None = None,
             result.failures.append(line)
         else:
             result.rows += rows
-            curves = {"impulse": scene.signal(impulse_run), "builtin": scene.signal(builtin_run)}
-            if scene.closed_form is not None:
-                curves["closed_form"] = scene.closed_form(
-                    np.arange(scene.settings.frames + 1) / scene.settings.fps)
-            result.panels.append({"title": scene.name, "curves": curves})
+            result.panels.append(_panel(scene, impulse_run, builtin_run))
             line = scene.name + ": " + "; ".join(
                 f"{r['quantity']} {r['closed_form']:.4g} | Impulse {r['impulse']:.4g} | "
                 f"built-in {r['builtin']:.4g}" for r in rows)
@@ -106,16 +114,37 @@ def verify(scenes: list[Canonical] | None = None,
     return result
 
 
+NOTES = (
+    "Closed form: the textbook result for each scene; tolerances are those of Impulse's "
+    "validation suite. The built-in world (Bullet) runs the same bodies with zero damping and is "
+    "measured, not judged.",
+    "Error: |value - closed form| in the row's unit, or divided by the closed form where the "
+    "error kind is relative; rows outside Impulse's tolerance are red.",
+)
+
+
 def write_outputs(result: Verification, directory: Path) -> list[Path]:
-    """verify.json, verify.csv and two PNG charts in `directory`."""
+    """verify.json, verify.csv, two PNG charts and report.html (all of it on one page) in
+    `directory`; RuntimeError if the charts cannot be drawn, OSError if it is not writable."""
     directory.mkdir(parents=True, exist_ok=True)
-    return [
+    files = [
         report.write_json(result.rows, directory / "verify.json", summary=result.summary(),
                           failures=result.failures),
         report.write_csv(result.rows, directory / "verify.csv"),
-        report_png.error_chart(result.rows, directory / "verify_errors.png"),
-        report_png.curve_chart(result.panels, directory / "verify_curves.png"),
     ]
+    if result.rows:
+        files.append(charts.error_chart(result.rows, directory / "verify_errors.png",
+                                        "Error of each check relative to its tolerance"))
+    if result.panels:
+        files.append(charts.curve_chart(result.panels, directory / "verify_curves.png",
+                                        "Each scene over time: Impulse, built-in, closed form"))
+    section = report_html.Section(
+        "Closed-form checks", result.rows, report.COLUMNS, [*result.failures, *NOTES],
+        [f for f in files if f.suffix == ".png"], [not r["impulse_ok"] for r in result.rows])
+    files.append(report_html.write_page(
+        directory / "report.html", "Impulse verification",
+        f"{result.summary()} · Blender {bpy.app.version_string}", [section]))
+    return files
 
 
 def write_blender_outputs(result: Verification, scene):
@@ -123,6 +152,6 @@ def write_blender_outputs(result: Verification, scene):
     text = bpy.data.texts.get(TEXT_NAME) or bpy.data.texts.new(TEXT_NAME)
     text.from_string("\n".join([result.summary(), *result.failures, "",
                                 report.format_table(result.rows)]) + "\n")
-    curves = {re.sub(r"\W+", "_", f"{panel['title']} {engine}"): values
-              for panel in result.panels for engine, values in panel["curves"].items()}
+    curves = {re.sub(r"\W+", "_", f"{panel.title} {engine}"): values
+              for panel in result.panels for engine, values in panel.curves.items()}
     return text, curve_empty(scene, TEXT_NAME, 0, curves)
