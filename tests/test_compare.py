@@ -7,6 +7,7 @@ report is complete and finite, and that ghosts come and go.
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import bpy
@@ -179,7 +180,13 @@ def test_chart_and_report_page_say_what_they_show(impulse, scene, tmp_path):
     charts = impulse.blender_addon.verification.charts
     drop_scene(scene)
     result = compare.compare_scene(scene, frame_end=12)
+    import matplotlib  # the extension's own wheel (or the test venv's)
+
+    settings, pyplot = matplotlib.rcParams.copy(), "matplotlib.pyplot" in sys.modules
     files = compare.write_files(result, tmp_path, "drop")
+    # Drawing changed neither matplotlib's settings nor its backend (pyplot never imported).
+    assert matplotlib.rcParams.copy() == settings
+    assert ("matplotlib.pyplot" in sys.modules) == pyplot
     panels = json.loads(charts.read_metadata(files[-1])["Impulse axes"])
     assert [p["ylabel"] for p in panels] == [
         "kinetic energy (J)", "|linear momentum| (kg m/s)", "|angular momentum| (kg m²/s)",

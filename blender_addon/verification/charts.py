@@ -1,15 +1,17 @@
 """PNG charts of verification and comparison runs, drawn with matplotlib.
 
 matplotlib comes with the extension as PyPI wheels. It is imported only when a chart is
-written, and figures are drawn on the Agg canvas directly (no pyplot, no backend switch, global
-settings untouched), so a user's own matplotlib in Blender is never disturbed. Each PNG carries
+written, and figures are drawn on the Agg canvas directly (no pyplot, no backend switch), in
+matplotlib's default style for the duration of the drawing only, so a user's own matplotlib set-up
+neither leaks into the charts nor is changed by them. Each PNG carries
 what it shows (per panel: title, axis labels, y range, legend) as text metadata, which the HTML
 report reuses as the image's description.
 """
 
+import functools
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +45,8 @@ class Panel:
 def value_range(curves: Iterable[Any], min_span: float = 0.0) -> tuple[float, float]:
     """y limits that hold every finite value and span at least `min_span` (centred on the data),
     plus a margin, so tiny motions are drawn at the scale of the scene, not blown up to fill
-    the panel. Without a given span the least range is 5 % of the largest magnitude."""
+    the panel. Without a given span the least range is 5 % of the largest magnitude; values that
+    are never negative get no negative room beyond the margin."""
     arrays = [np.asarray(c, dtype=float).ravel() for c in curves]
     values = np.concatenate([a[np.isfinite(a)] for a in arrays] + [np.zeros(0)])
     if values.size == 0:
@@ -53,18 +56,34 @@ def value_range(curves: Iterable[Any], min_span: float = 0.0) -> tuple[float, fl
     span = max(high - low, floor, 1e-12 * max(1.0, abs(high)))
     middle = 0.5 * (low + high)
     low, high = min(low, middle - span / 2), max(high, middle + span / 2)
+    if values.min() >= 0 > low:
+        low, high = 0.0, high - low
     margin = 0.06 * (high - low)
     return low - margin, high + margin
 
 
+def _default_style(draw: Callable[..., Path]) -> Callable[..., Path]:
+    """Run a chart function in matplotlib's default style (a style never holds the backend);
+    a clear error if the bundled matplotlib is missing."""
+
+    @functools.wraps(draw)
+    def drawn(*args, **kwargs) -> Path:
+        try:
+            import matplotlib.style
+        except ImportError as error:
+            raise RuntimeError(f"charts need matplotlib, which is bundled with Impulse; "
+                               f"reinstall the extension for this platform ({error})") from error
+        with matplotlib.style.context("default"):
+            return draw(*args, **kwargs)
+
+    return drawn
+
+
 def _figure(width: float, height: float, layout: str | None = "constrained"):
-    """A figure on its own Agg canvas; a clear error if the bundled matplotlib is missing."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError as error:
-        raise RuntimeError(f"charts need matplotlib, which is bundled with Impulse; reinstall "
-                           f"the extension for this platform ({error})") from error
+    """A figure on its own Agg canvas (pyplot and the user's backend are not involved)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     figure = Figure(figsize=(width, height), dpi=100, layout=layout)
     FigureCanvasAgg(figure)
     return figure
@@ -97,9 +116,9 @@ def _save(figure, path: Path, title: str) -> Path:
 
 def quantity(value: float, unit: str) -> str:
     """A value with its unit; lengths under 10 cm in millimetres, under 0.1 mm in micrometres."""
-    if unit == "m" and 0 < abs(value) < 1e-4:
+    if unit == "m" and 1e-7 <= abs(value) < 1e-4:
         return f"{value * 1e6:.3g} µm"
-    if unit == "m" and abs(value) < 0.1:
+    if unit == "m" and (value == 0 or 1e-4 <= abs(value) < 0.1):
         return f"{value * 1000:.3g} mm"
     return f"{value:.3g} {unit}".rstrip()
 
@@ -140,6 +159,7 @@ def _draw_panel(axes, panel: Panel) -> None:
         axes.legend(fontsize=7, loc="best", framealpha=0.85)
 
 
+@_default_style
 def curve_chart(panels: Sequence[Panel], path: Path, title: str, columns: int = 4) -> Path:
     """Small multiples, one panel per scene (or quantity), each with its own axes and legend.
 
@@ -166,6 +186,7 @@ def curve_chart(panels: Sequence[Panel], path: Path, title: str, columns: int = 
     return _save(figure, path, title)
 
 
+@_default_style
 def error_chart(rows: Sequence[dict], path: Path, title: str) -> Path:
     """Per check, error ÷ tolerance of Impulse and of the built-in on a log axis; the line at 1
     is the tolerance. Checks where Impulse is outside its tolerance are labelled in red."""
