@@ -6,8 +6,8 @@ unregistered in reverse). Add a module here to hook it in.
 
 import bpy
 
-from . import bake, bodies, presets, verify
+from . import bake, bodies, presets, preview, verify
 
 register, unregister = bpy.utils.register_classes_factory(
-    tuple(cls for module in (bodies, presets, bake, verify) for cls in module.CLASSES)
+    tuple(cls for module in (bodies, presets, bake, preview, verify) for cls in module.CLASSES)
 )
