@@ -1,18 +1,27 @@
-"""Build dist/impulse_bake-<version>.zip with Blender's own extension tool.
+"""Build the extension: one zip per platform with Blender's own extension tool.
 
 The tool (`blender_ext.py`) ships inside the bpy wheel, so no Blender install is needed. The
-source is validated, built, and the zip validated again; any failure stops with the tool's output.
+manifest's `wheels` list is the one list of what the extension ships besides its own code (numba
+and llvmlite, unmodified from PyPI): build.py downloads any listed wheel not yet in wheels/ (a
+local cache, not committed) with `pip download`, so a second build needs no network. The source
+is validated, built into one zip per manifest platform (`--split-platforms`) and every zip is
+validated again; any failure stops with the tool's output. Prints the zips, this machine's last.
 Usage: python build.py [--output-dir DIR]
 """
 
 import argparse
 import importlib.util
+import os
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+WHEELS = ROOT / "wheels"  # download cache; the manifest names files as ./wheels/<file>.whl
+HOST_PLATFORM = "linux-x64"  # the zip the tests and `dev.py demo` install
+PYTHON_VERSION = "3.11"  # Blender 4.5 and 5.0 run Python 3.11
 
 
 def extension_tool() -> Path:
@@ -35,22 +44,68 @@ def _run_tool(*args: str) -> None:
         raise SystemExit(f"build.py: blender_ext {args[0]} failed:\n{result.stdout}{result.stderr}")
 
 
-def build(output_dir: Path = ROOT / "dist") -> Path:
-    """Validate the source, build the zip, validate the zip; return its path."""
+def pip_download_arguments(filename: str) -> list[str]:
+    """pip's platform options and `name==version` that fetch exactly this wheel (PEP 427 name:
+    name-version-python-abi-platform.whl, dotted tags meaning any of them)."""
+    parts = filename.removesuffix(".whl").split("-")
+    if len(parts) < 5 or not filename.endswith(".whl"):
+        raise SystemExit(f"build.py: not a wheel file name in the manifest: {filename}")
+    platforms = parts[-1].split(".")
+    pure = ["--implementation=py"] if platforms == ["any"] else []  # else pip picks a binary one
+    return [*(f"--platform={tag}" for tag in platforms), *pure, f"{parts[0]}=={parts[1]}"]
+
+
+def fetch_wheel(filename: str) -> Path:
+    """The cached wheel, downloaded from PyPI first if missing (into a temporary folder and
+    moved in whole, so parallel builds never see half a file)."""
+    target = WHEELS / filename
+    if target.exists():
+        return target
+    WHEELS.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=WHEELS) as download:
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                   "--only-binary=:all:", "--python-version", PYTHON_VERSION, "--dest", download,
+                   *pip_download_arguments(filename)]
+        result = subprocess.run(command, capture_output=True, text=True)
+        got = Path(download) / filename
+        if result.returncode != 0 or not got.exists():
+            names = ", ".join(p.name for p in Path(download).iterdir()) or "nothing"
+            raise SystemExit(f"build.py: could not download {filename} (got {names}):\n"
+                             f"{result.stdout}{result.stderr}")
+        os.replace(got, target)
+    return target
+
+
+def build_all(output_dir: Path = ROOT / "dist") -> dict[str, Path]:
+    """Fetch the wheels, validate the source, build and validate one zip per platform."""
     manifest = tomllib.loads((ROOT / "blender_manifest.toml").read_text())
+    for wheel in manifest.get("wheels", []):
+        fetch_wheel(Path(wheel).name)
     output_dir.mkdir(parents=True, exist_ok=True)
-    archive = output_dir / f"{manifest['id']}-{manifest['version']}.zip"
-    archive.unlink(missing_ok=True)
+    stem = f"{manifest['id']}-{manifest['version']}"
+    for old in output_dir.glob(f"{stem}*.zip"):
+        old.unlink()
     _run_tool("validate", str(ROOT))
-    _run_tool("build", "--source-dir", str(ROOT), "--output-filepath", str(archive))
-    _run_tool("validate", str(archive))
-    return archive
+    _run_tool("build", "--source-dir", str(ROOT), "--output-filepath",
+              str(output_dir / f"{stem}.zip"), "--split-platforms")
+    archives = {platform: output_dir / f"{stem}-{platform.replace('-', '_')}.zip"
+                for platform in manifest["platforms"]}
+    for archive in archives.values():
+        _run_tool("validate", str(archive))
+    return archives
+
+
+def build(output_dir: Path = ROOT / "dist") -> Path:
+    """Build every platform's zip; return this machine's (linux-x64), which tests install."""
+    return build_all(output_dir)[HOST_PLATFORM]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output-dir", type=Path, default=ROOT / "dist")
-    print(build(parser.parse_args().output_dir))
+    archives = build_all(parser.parse_args().output_dir)
+    for platform in sorted(archives, key=lambda name: name == HOST_PLATFORM):
+        print(archives[platform])
 
 
 if __name__ == "__main__":

@@ -58,8 +58,9 @@ def ensure_venv(folder: Path = VENV, group: str = "dev") -> Path:
 
 
 def build() -> Path:
+    """Build one zip per platform into dist/; return this machine's (linux-x64)."""
     _run(str(PYTHON), "build.py")
-    return next((ROOT / "dist").glob("impulse_bake-*.zip"))
+    return next((ROOT / "dist").glob("impulse_bake-*-linux_x64.zip"))
 
 
 def typecheck() -> None:

@@ -11,6 +11,12 @@ has register() and unregister(), called in this order (and in reverse).
 
 import bpy
 
+from . import jit_cache
+
+# Before any module below imports the solver (and so numba): operators and ui import this package
+# first, and its own submodules are imported only at register().
+jit_cache.use_user_folder(__name__.rpartition(".")[0])
+
 register, unregister = bpy.utils.register_submodule_factory(
     __name__, ["properties", "presets", "verification", "command_line"]
 )

@@ -160,6 +160,16 @@ class ImpulseSceneSettings(bpy.types.PropertyGroup):
     last_seconds: FloatProperty(name="Seconds", precision=2)
     last_contacts: IntProperty(name="Peak Contacts")
     last_penetration: FloatProperty(name="Largest Penetration", unit="LENGTH", precision=4)
+    # Where the last bake's seconds went (BakeReport.timings).
+    last_read_seconds: FloatProperty(name="Read Scene", precision=2)
+    last_compile_seconds: FloatProperty(
+        name="Compile Solver",
+        description="Compiling the solver (first use only) or loading it from the cache; "
+        "0 once this Blender session has it",
+        precision=2,
+    )
+    last_simulate_seconds: FloatProperty(name="Simulate", precision=2)
+    last_write_seconds: FloatProperty(name="Write Keys", precision=2)
 
 
 CLASSES = (ImpulseBakeState, ImpulseObjectSettings, ImpulseSceneSettings)

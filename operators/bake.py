@@ -4,6 +4,7 @@ import time
 
 import bpy
 
+from ..blender_addon.baking import kernels
 from ..blender_addon.baking.job import BakeError, BakeJob, BakeReport, bake_scene, clear_bake
 
 # Time spent simulating per timer event: long enough to be efficient, short enough for Esc.
@@ -17,9 +18,11 @@ _NAVIGATION = frozenset(
 def _report_done(operator, report: BakeReport) -> None:
     for warning in report.warnings:
         operator.report({"WARNING"}, warning)
+    ready = f" ({kernels.summary()})" if report.timings.get("compile") else ""
     operator.report(
         {"INFO"},
-        f"Baked {report.bodies} bodies over {report.frames} frames in {report.seconds:.2f} s",
+        f"Baked {report.bodies} bodies over {report.frames} frames in {report.seconds:.2f} s"
+        f"{ready}",
     )
 
 
@@ -50,6 +53,8 @@ class IMPULSE_OT_bake(bpy.types.Operator):
         manager = context.window_manager
         self._timer = manager.event_timer_add(0.001, window=context.window)
         manager.progress_begin(0, max(self._job.total_frames, 1))
+        if not kernels.ready() and kernels.first_use():  # shown while the first step compiles
+            context.workspace.status_text_set(f"Impulse: {kernels.FIRST_USE}")
         manager.modal_handler_add(self)
         return {"RUNNING_MODAL"}
 

@@ -30,16 +30,21 @@ def pytest_collection_modifyitems(items) -> None:
 
 
 @pytest.fixture(scope="session")
-def impulse(tmp_path_factory):
-    """Build the zip, install and enable it in Blender; return the extension's module."""
-    import bpy
-
+def extension_zip(tmp_path_factory) -> Path:
+    """This machine's zip (linux-x64, with its bundled wheels), built once per test process."""
     sys.path.insert(0, str(ROOT))
     import build
 
-    archive = build.build(tmp_path_factory.mktemp("dist"))
+    return build.build(tmp_path_factory.mktemp("dist"))
+
+
+@pytest.fixture(scope="session")
+def impulse(extension_zip):
+    """Install and enable the built zip in Blender; return the extension's module."""
+    import bpy
+
     result = bpy.ops.extensions.package_install_files(
-        filepath=str(archive), repo="user_default", enable_on_install=True
+        filepath=str(extension_zip), repo="user_default", enable_on_install=True
     )
     assert result == {"FINISHED"}, result
     return importlib.import_module(EXTENSION_MODULE)

@@ -109,8 +109,9 @@ class IMPULSE_PT_bake(ImpulseSidebar):
         if settings.last_bodies:
             box = layout.box()
             box.label(text="Last Bake")
-            for name in ("last_bodies", "last_frames", "last_seconds", "last_contacts",
-                         "last_penetration"):
+            for name in ("last_bodies", "last_frames", "last_seconds", "last_read_seconds",
+                         "last_compile_seconds", "last_simulate_seconds", "last_write_seconds",
+                         "last_contacts", "last_penetration"):
                 row = box.row()
                 row.enabled = False
                 row.prop(settings, name)

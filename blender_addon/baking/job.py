@@ -14,6 +14,7 @@ import numpy as np
 from ... import solver
 from ..keying import keyframes
 from ..reading.bridge import BakeError, build_world, evaluated_depsgraph, frame_range, parent_motion
+from . import kernels
 
 __all__ = ["BakeError", "BakeJob", "BakeReport", "bake_scene", "clear_bake"]
 
@@ -30,6 +31,9 @@ class BakeReport:
     trajectory: solver.Trajectory
     warnings: list[str] = field(default_factory=list)
     objects: list[str] = field(default_factory=list)  # object names in body order
+    # Seconds per phase: "read" (scene to bodies), "compile" (kernels compiled or loaded from the
+    # JIT cache; 0 once this session has them), "simulate", "write" (trajectory and keys).
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 class BakeJob:
@@ -47,6 +51,8 @@ class BakeJob:
         )
         self._snapshots = [self.world.snapshot()]
         self._cancelled = False
+        self.timings = dict.fromkeys(("read", "compile", "simulate", "write"), 0.0)
+        self.timings["read"] = time.perf_counter() - self._started
 
     @property
     def total_frames(self) -> int:
@@ -56,13 +62,21 @@ class BakeJob:
     def done_frames(self) -> int:
         return len(self._snapshots) - 1
 
+    def compile(self, announce: Callable[[str], None] | None = None) -> None:
+        """Make the solver's kernels ready unless this session has (see kernels); `step` does
+        this itself, so call it first only to announce or time it apart."""
+        self.timings["compile"] += kernels.make_ready(announce)
+
     def step(self) -> bool:
         """Simulate one more frame; False once the whole range is simulated."""
         if self._cancelled:
             raise solver.Cancelled("the bake was cancelled")
         if self.done_frames < self.total_frames:
+            self.compile()
+            started = time.perf_counter()
             self.world.step()
             self._snapshots.append(self.world.snapshot())
+            self.timings["simulate"] += time.perf_counter() - started
         return self.done_frames < self.total_frames
 
     def cancel(self) -> None:
@@ -74,9 +88,11 @@ class BakeJob:
         """Write the keys of every active body and the scene's last-bake statistics."""
         while self.step():
             pass
+        writing = time.perf_counter()
         fps = self.scene.render.fps / self.scene.render.fps_base
         trajectory = solver.Trajectory.from_snapshots(self._snapshots, fps)
         self._write_keys(trajectory)
+        self.timings["write"] = time.perf_counter() - writing
         report = BakeReport(
             bodies=len(self.links),
             frames=self.total_frames,
@@ -86,6 +102,7 @@ class BakeJob:
             warnings=list(self.warnings),
             trajectory=trajectory,
             objects=[link.name for link in self.links],
+            timings=dict(self.timings),
         )
         _store_statistics(self.scene, report)
         return report
@@ -122,6 +139,8 @@ def _store_statistics(scene, report: BakeReport) -> None:
     stats.last_seconds = report.seconds
     stats.last_contacts = report.contacts
     stats.last_penetration = report.max_penetration / scene.unit_settings.scale_length
+    for phase, seconds in report.timings.items():
+        setattr(stats, f"last_{phase}_seconds", seconds)
 
 
 def bake_scene(
@@ -129,9 +148,12 @@ def bake_scene(
     frame_start=None,
     frame_end=None,
     progress: Callable[[int, int], None] | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> BakeReport:
-    """Bake to the end (scripts, command line): progress(done, total) is called per frame."""
+    """Bake to the end (scripts, command line): progress(done, total) is called per frame;
+    announce(line) gets kernels.FIRST_USE before a first-use compile and its time after."""
     job = BakeJob(scene, frame_start=frame_start, frame_end=frame_end)
+    job.compile(announce)
     while job.step():
         if progress is not None:
             progress(job.done_frames, job.total_frames)
