@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -79,7 +79,8 @@ def _default_style(draw: Callable[..., Path]) -> Callable[..., Path]:
     return drawn
 
 
-def _figure(width: float, height: float, layout: str | None = "constrained"):
+def _figure(width: float, height: float,
+            layout: Literal["constrained"] | None = "constrained"):
     """A figure on its own Agg canvas (pyplot and the user's backend are not involved)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

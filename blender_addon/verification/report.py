@@ -15,6 +15,8 @@ COLUMNS = ("scene", "quantity", "unit", "closed_form", "impulse", "impulse_error
 
 def cell(value) -> str:
     """A value as the tables print it: yes/NO, 4 significant digits, exponent when tiny or huge."""
+    if value is None:
+        return "-"
     if isinstance(value, bool):
         return "yes" if value else "NO"
     if isinstance(value, float):

@@ -1,7 +1,7 @@
 """One self-contained HTML page per run: summary, notes, tables and charts.
 
 The charts are embedded (base64 PNG) so the page can be mailed or archived on its own; each
-image's caption is the axis description the chart carries in its metadata.
+image's alternative text is the axis description the chart carries in its metadata.
 """
 
 import base64
@@ -45,7 +45,10 @@ class Section:
 
 HEADERS = {"closed_form": "closed form", "impulse_error": "Impulse error", "impulse": "Impulse",
            "builtin": "built-in", "builtin_error": "built-in error",
-           "impulse_ok": "Impulse within tolerance"}
+           "impulse_ok": "Impulse within tolerance", "position_rms": "position RMS (m)",
+           "position_max": "position max (m)", "orientation_max": "orientation max (°)",
+           "first_contact_impulse": "first contact, Impulse (frame)",
+           "first_contact_builtin": "first contact, built-in (frame)"}
 
 
 def _table(section: Section) -> str:
@@ -65,10 +68,10 @@ def _table(section: Section) -> str:
 
 
 def _image(path: Path) -> str:
-    caption = charts.read_metadata(path).get("Description", "")
+    description = charts.read_metadata(path).get("Description", "")
     data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return (f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(caption)}">'
-            f"<figcaption>{html.escape(path.name)}: {html.escape(caption)}</figcaption></figure>")
+    return (f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(description)}">'
+            f"<figcaption>{html.escape(path.name)}</figcaption></figure>")
 
 
 def write_page(path: Path, title: str, summary: str, sections: Sequence[Section]) -> Path:
