@@ -6,11 +6,13 @@ curves a spinning ball sideways or, with backspin, holds it up.
 """
 
 import numpy as np
+from numba import njit
 
 
-def air_force(velocity: np.ndarray, angular_velocity: np.ndarray, drag: np.ndarray,
-              lift: np.ndarray) -> np.ndarray:
-    """(N, 3) drag plus Magnus force on bodies moving at `velocity` and spinning at ω."""
-    speed = np.linalg.norm(velocity, axis=1, keepdims=True)
-    return (-drag[:, None] * speed * velocity
-            + lift[:, None] * np.cross(angular_velocity, velocity))
+@njit(cache=True)
+def air_force(v: np.ndarray, w: np.ndarray, drag: float, lift: float):
+    """(Fx, Fy, Fz): drag plus Magnus force on a body moving at v (3,) and spinning at ω (3,)."""
+    speed = np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+    return (-drag * speed * v[0] + lift * (w[1] * v[2] - w[2] * v[1]),
+            -drag * speed * v[1] + lift * (w[2] * v[0] - w[0] * v[2]),
+            -drag * speed * v[2] + lift * (w[0] * v[1] - w[1] * v[0]))

@@ -1,48 +1,58 @@
 """Contact manifolds in solver form: Jacobian rows, effective masses and warm starting.
 
 The narrow phase's points are grouped per touching pair into manifolds of up to four points
-(padded, with a mask). Both bodies take each impulse at the same world point, so momentum and
-angular momentum are exchanged exactly. Rows act on the 12 velocities [v_a, ω_a, v_b, ω_b] of a
-pair: per point one normal row and two friction rows along the tangents t1, t2 of the
-manifold's normal. Velocities are one (N, 6) array [v, ω].
+(padded; `points` says how many). Both bodies take each impulse at the same world point, so
+momentum and angular momentum are exchanged exactly. Rows act on the 12 velocities
+[v_a, ω_a, v_b, ω_b] of a pair: per point one normal row and two friction rows along the
+tangents t1, t2 of the manifold's normal. Manifolds are in pair order (a, b sorted), which is
+also the Gauss–Seidel order of the sweeps.
 """
 
-import itertools
-
 import numpy as np
+from numba import njit
 
-from .coloring import color_contacts
+from . import linalg
 from .materials import combine
+from .shapes import SPHERE
 
 POINTS = 4  # the narrow phase reports at most four points per pair
-# The subsets of a manifold's points, row k holding the points whose bit is set in k.
-SUBSET_CODES = 2 ** np.arange(POINTS)
-SUBSETS = (np.arange(2**POINTS)[:, None] & SUBSET_CODES) > 0
+SUBSETS = 2**POINTS  # subsets of a manifold's points, as bit codes
 # A face-on-face manifold has four (nearly) coplanar points but only three degrees of freedom:
 # its normal block is singular. Modes weaker than this fraction of the strongest are treated as
 # absent (pseudo-inverse), which gives the even, minimum-norm split of the load.
-_CUTOFF = 1e-4
+CUTOFF = 1e-4
 
 
 class Manifolds:
-    """P pair manifolds, permuted into colour order; rows are rewritten in place every substep
-    so each colour Batch keeps views into them."""
+    """One row per candidate pair of the frame (pairs (P, 2), sorted), holding up to four points;
+    rows are recollided or refreshed every substep and their solver rows rewritten (prepare).
 
-    def __init__(self, a, b, mask, feature, normal, point, separation, friction, restitution,
-                 slop, starts):
-        count = len(a)
-        self.a, self.b, self.mask, self.feature = a, b, mask, feature
-        self.pairs = np.stack([a, b], axis=1)
-        self.points = mask.sum(axis=1)
-        self.normal = normal  # (P, 4, 3), a -> b, fixed for the frame
-        self.tangents = tangent_basis(normal[:, 0])  # (P, 2, 3)
-        self.point = point  # (P, 4, 3) world, midway between the surfaces
+    Each point keeps its anchors on both bodies (body-frame offsets from the centres of mass;
+    for a sphere, the distance from its centre along the normal), so while a pair moves less
+    than its tolerance since its last narrow phase, the separation is refreshed from the
+    bodies' motion instead of colliding again (Box2D v3).
+    """
+
+    def __init__(self, pairs, friction, restitution, slop):
+        count = len(pairs)
+        self.pairs = pairs
+        self.a, self.b = pairs[:, 0].copy(), pairs[:, 1].copy()
         self.friction, self.restitution, self.slop = friction, restitution, slop
-        self.starts = starts
-        self.isolated = np.ones(count, dtype=bool)  # no movable body of the pair touches a third
+        self.points = np.zeros(count, dtype=np.int64)
+        self.feature = np.full((count, POINTS), -1, dtype=np.int64)
+        self.normal = np.zeros((count, POINTS, 3))  # a -> b, world, fixed between collisions
+        self.tangents = np.zeros((count, 2, 3))
+        self.point = np.zeros((count, POINTS, 3))  # world, midway between the surfaces
+        self.anchor_a = np.zeros((count, POINTS, 3))
+        self.anchor_b = np.zeros((count, POINTS, 3))
+        self.base = np.zeros((count, POINTS))  # separation when last collided
+        self.separation = np.zeros((count, POINTS))  # minus the depth, 0 in unused slots
+        self.relative = np.zeros((count, 3))  # x_b - x_a when last collided
+        self.orientation_a = np.zeros((count, 4))  # and the orientations then
+        self.orientation_b = np.zeros((count, 4))
+        self.isolated = np.ones(count, dtype=np.bool_)  # no movable body touches a third
         self.normal_impulse = np.zeros((count, POINTS))  # accumulated, per substep
         self.friction_impulse = np.zeros((count, POINTS, 2))  # along t1, t2
-        self.separation = np.where(mask, separation, 0.0)  # minus the depth
         self.incoming = np.zeros((count, POINTS))  # arrival speed carried to the touch
         self.bias = np.zeros((count, POINTS))  # -(target v_n) while the pair is pressed
         self.rebound_bias = np.zeros((count, POINTS))  # the same, then, for the bounce
@@ -51,161 +61,340 @@ class Manifolds:
         self.normal_block = np.zeros((count, POINTS, POINTS))  # J M⁻¹ Jᵀ
         self.normal_inverse = np.zeros((count, POINTS, POINTS))  # its pseudo-inverse
         # the same on each subset of points (for contact sets), filled on demand each substep
-        self.subset_inverse = np.zeros((count, len(SUBSETS), POINTS, POINTS))
-        self.subset_ready = np.zeros((count, len(SUBSETS)), dtype=bool)
+        self.subset_inverse = np.zeros((count, SUBSETS, POINTS, POINTS))
+        self.subset_ready = np.zeros((count, SUBSETS), dtype=np.bool_)
         self.friction_rows = np.zeros((count, POINTS, 2, 12))
         self.friction_response = np.zeros((count, POINTS, 2, 12))
         self.friction_mass = np.zeros((count, POINTS, 2))
-        self.batches = [Batch(self, slice(s, e)) for s, e in itertools.pairwise(starts)]
 
     def __len__(self) -> int:
         return len(self.a)
 
+    @property
+    def mask(self) -> np.ndarray:
+        """(P, 4) True in the slots that hold a point."""
+        return np.arange(POINTS) < self.points[:, None]
 
-class Batch:
-    """Views of one colour's manifolds: no movable body occurs twice, so they solve as one."""
-
-    __slots__ = ("bias", "friction", "friction_impulse", "friction_mass", "friction_response",
-                 "friction_rows", "index", "normal_block", "normal_impulse", "normal_inverse",
-                 "normal_response", "normal_rows", "rebound_bias", "rows", "subset_inverse",
-                 "subset_ready")
-
-    def __init__(self, m: Manifolds, rows: slice):
-        self.rows = rows
-        self.index = m.pairs[rows]
-        for name in self.__slots__:
-            if name not in ("index", "rows"):
-                setattr(self, name, getattr(m, name)[rows])
+    def mark_isolated(self, active: np.ndarray, movable: np.ndarray) -> None:
+        """isolated = no movable body of the pair touches a third body (through active rows)."""
+        a, b = self.a[active], self.b[active]
+        touching = np.bincount(np.concatenate([a[movable[a]], b[movable[b]]]),
+                               minlength=len(movable))
+        self.isolated[:] = ((~movable[self.a] | (touching[self.a] == 1))
+                            & (~movable[self.b] | (touching[self.b] == 1)))
 
 
-def tangent_basis(normal: np.ndarray) -> np.ndarray:
-    """(P, 2, 3) unit tangents: t1 ⟂ n from the world axis least aligned with n, t2 = n × t1."""
-    axis = np.eye(3)[np.argmin(np.abs(normal), axis=1)]
-    t1 = np.cross(normal, axis)
-    t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
-    return np.stack([t1, np.cross(normal, t1)], axis=1)
+def new_manifolds(pairs, bodies, restitution_rule, friction_rule, slop) -> Manifolds:
+    """Empty rows for candidate pairs (P, 2), with the pairs' combined materials."""
+    a, b = pairs[:, 0], pairs[:, 1]
+    return Manifolds(pairs, combine(friction_rule, bodies.friction[a], bodies.friction[b]),
+                     combine(restitution_rule, bodies.restitution[a], bodies.restitution[b]),
+                     np.minimum(slop[a], slop[b]))
 
 
-def build_manifolds(found, bodies, movable, previous, restitution_rule,
-                    friction_rule, slop) -> Manifolds:
-    """Manifolds of the contacts `found` (sorted by pair), warm-started from `previous`."""
+def fill(m: Manifolds, rows, found, bodies) -> None:
+    """Put the narrow phase's contacts `found` (sorted by pair, every pair one of `rows`) into
+    those rows, warm-started from the points they held by feature."""
     n = len(bodies)
-    key = found.a * n + found.b
-    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
-    pair_of = np.cumsum(np.r_[False, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
-    slot = np.arange(len(key)) - first[pair_of]
-    a, b = found.a[first], found.b[first]
-    order, starts = color_contacts(a, b, movable)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    p, count = rank[pair_of], len(first)
-    a, b = a[order], b[order]
-
-    def padded(values, fill):
-        out = np.full((count, POINTS, *values.shape[1:]), fill, dtype=values.dtype)
-        out[p, slot] = values
-        return out
-
-    mask = padded(np.ones(len(key), dtype=bool), False)
-    normal = padded(found.normal, 0.0)
-    normal[~mask] = np.repeat(normal[:, :1], POINTS, axis=1)[~mask]
-    manifolds = Manifolds(
-        a, b, mask, padded(found.feature, -1), normal, padded(found.point, 0.0),
-        padded(-found.depth, 0.0),
-        combine(friction_rule, bodies.friction[a], bodies.friction[b]),
-        combine(restitution_rule, bodies.restitution[a], bodies.restitution[b]),
-        np.minimum(slop[a], slop[b]), starts,
-    )
-    touching = np.bincount(np.concatenate([a[movable[a]], b[movable[b]]]), minlength=n)
-    manifolds.isolated[:] = ((~movable[a] | (touching[a] == 1))
-                             & (~movable[b] | (touching[b] == 1)))
-    if previous is not None and len(previous) and count:
-        _warm_start_from(manifolds, previous)
-    return manifolds
+    keys = m.a[rows] * n + m.b[rows]
+    where = np.searchsorted(keys, found.a * n + found.b)
+    starts = np.searchsorted(where, np.arange(len(rows) + 1))
+    fill_rows(rows, starts, found.point, found.normal, found.depth, found.feature, m.a, m.b,
+              bodies.shape, bodies.position, bodies.orientation, bodies.com_offset, m.points,
+              m.feature, m.normal, m.tangents, m.point, m.anchor_a, m.anchor_b, m.base,
+              m.separation, m.relative, m.orientation_a, m.orientation_b, m.normal_impulse,
+              m.incoming, m.friction_impulse)
 
 
-def _match(old_keys: np.ndarray, new_keys: np.ndarray):
-    """(old rows, new rows) of equal integer key rows (keys unique on each side)."""
-    keys = np.concatenate([old_keys, new_keys])
-    source = np.concatenate([np.arange(len(old_keys)), -1 - np.arange(len(new_keys))])
-    order = np.lexsort((source, *keys.T[::-1]))
-    keys, source = keys[order], source[order]
-    # A new row (negative source) sorts just before the old row with the same key.
-    same = np.all(keys[1:] == keys[:-1], axis=1) & (source[:-1] < 0) & (source[1:] >= 0)
-    return source[1:][same], -1 - source[:-1][same]
+@njit(cache=True)
+def _anchor(shape, position, orientation, com_offset, body, point, normal, out) -> None:
+    """out (3,) = the point's anchor on a body: its body-frame offset from the centre of mass,
+    or, on a sphere, (distance from the centre along the normal, 0, 0)."""
+    rotation = np.empty((3, 3))
+    linalg.to_matrix(orientation[body], rotation)
+    if shape[body] == SPHERE:
+        centre = linalg.times(rotation, com_offset[body])
+        along = 0.0
+        for k in range(3):
+            along += normal[k] * (point[k] - position[body, k] + centre[k])
+        out[0], out[1], out[2] = along, 0.0, 0.0
+        return
+    for i in range(3):
+        total = 0.0
+        for k in range(3):
+            total += rotation[k, i] * (point[k] - position[body, k])
+        out[i] = total
 
 
-def _warm_start_from(m: Manifolds, previous: Manifolds) -> None:
-    """Carry impulses over from last frame by (a, b, feature); friction as a world vector
-    projected on the new tangents, so it survives a change of basis."""
-    def point_keys(x):
-        pair, slot = np.nonzero(x.mask)
-        return pair, slot, np.stack([x.a[pair], x.b[pair], x.feature[pair, slot]], axis=1)
-
-    old_pair, old_slot, old_keys = point_keys(previous)
-    new_pair, new_slot, new_keys = point_keys(m)
-    old, new = _match(old_keys, new_keys)
-    old_pair, old_slot = old_pair[old], old_slot[old]
-    new_pair, new_slot = new_pair[new], new_slot[new]
-    m.normal_impulse[new_pair, new_slot] = previous.normal_impulse[old_pair, old_slot]
-    m.incoming[new_pair, new_slot] = previous.incoming[old_pair, old_slot]
-    tangential = np.einsum("kr,kri->ki", previous.friction_impulse[old_pair, old_slot],
-                           previous.tangents[old_pair])
-    m.friction_impulse[new_pair, new_slot] = np.einsum("kri,ki->kr", m.tangents[new_pair],
-                                                       tangential)
+@njit(cache=True)
+def _anchored(shape, position, orientation, com_offset, body, anchor, normal, out) -> None:
+    """out (3,) = where an anchor (see _anchor) is now in the world."""
+    rotation = np.empty((3, 3))
+    linalg.to_matrix(orientation[body], rotation)
+    if shape[body] == SPHERE:
+        centre = linalg.times(rotation, com_offset[body])
+        for k in range(3):
+            out[k] = position[body, k] - centre[k] + anchor[0] * normal[k]
+        return
+    moved = linalg.times(rotation, anchor)
+    for k in range(3):
+        out[k] = position[body, k] + moved[k]
 
 
-def update_rows(m: Manifolds, position, inverse_mass, world_inverse_inertia) -> None:
-    """Rows, responses and effective masses for the bodies' current state."""
-    a, b, mask = m.a, m.b, m.mask
-    live = mask[:, :, None]
-    ra, rb = m.point - position[a, None], m.point - position[b, None]
-    n = m.normal * live
-    _fill(m.normal_rows, m.normal_response, n, np.cross(ra, n), np.cross(rb, n),
-          a, b, inverse_mass, world_inverse_inertia)
-    block = np.einsum("psi,pti->pst", m.normal_rows, m.normal_response)
-    m.normal_block[:] = block
-    m.normal_inverse[:] = pseudo_inverse(block, mask)
-    m.subset_ready[:] = False
-    t = m.tangents[:, None] * live[..., None]  # (P, 4, 2, 3)
-    _fill(m.friction_rows, m.friction_response, t, np.cross(ra[:, :, None], t),
-          np.cross(rb[:, :, None], t), a, b, inverse_mass, world_inverse_inertia)
-    diagonal = np.einsum("psri,psri->psr", m.friction_rows, m.friction_response)
-    m.friction_mass[:] = np.divide(1.0, diagonal, out=np.zeros_like(diagonal),
-                                   where=diagonal > 0.0)
+@njit(cache=True)
+def _tangents(normal, out) -> None:
+    """out (2, 3): t1 ⟂ n from the world axis least aligned with n, t2 = n × t1."""
+    least = 0
+    for k in range(1, 3):
+        if abs(normal[k]) < abs(normal[least]):
+            least = k
+    axis = np.zeros(3)
+    axis[least] = 1.0
+    t1 = np.cross(normal, axis)
+    t1 /= linalg.norm(t1)
+    out[0] = t1
+    out[1] = np.cross(normal, t1)
 
 
-def pseudo_inverse(block: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """(P, 4, 4) inverse of each normal block restricted to the masked points (zero elsewhere)."""
-    live = mask[:, :, None] & mask[:, None, :]
-    values, vectors = np.linalg.eigh(np.where(live, block, 0.0))
-    keep = values > _CUTOFF * values.max(axis=1, keepdims=True)
-    inverse_values = np.divide(1.0, values, out=np.zeros_like(values), where=keep)
-    return np.einsum("psk,pk,ptk->pst", vectors, inverse_values, vectors)
+@njit(cache=True)
+def fill_rows(rows, starts, point, normal, depth, feature, a, b, shape, position, orientation,
+              com_offset, points, row_feature, row_normal, tangents, row_point, anchor_a,
+              anchor_b, base, separation, relative, orientation_a, orientation_b,
+              normal_impulse, incoming, friction_impulse) -> None:
+    """Rows rows[k] get the contacts starts[k]:starts[k + 1]; impulses follow the features."""
+    old_feature = np.empty(POINTS, dtype=np.int64)
+    old_normal = np.empty(POINTS)
+    old_incoming = np.empty(POINTS)
+    old_friction = np.empty((POINTS, 3))
+    for k in range(len(rows)):
+        p = rows[k]
+        old_count = points[p]
+        for t in range(old_count):
+            old_feature[t] = row_feature[p, t]
+            old_normal[t] = normal_impulse[p, t]
+            old_incoming[t] = incoming[p, t]
+            for i in range(3):
+                old_friction[t, i] = (friction_impulse[p, t, 0] * tangents[p, 0, i]
+                                      + friction_impulse[p, t, 1] * tangents[p, 1, i])
+        count = starts[k + 1] - starts[k]
+        points[p] = count
+        if count:
+            _tangents(normal[starts[k]], tangents[p])
+        row_feature[p, :] = -1
+        normal_impulse[p, :] = 0.0
+        incoming[p, :] = 0.0
+        base[p, :] = 0.0
+        separation[p, :] = 0.0
+        friction_impulse[p, :, :] = 0.0
+        for s in range(count):
+            c = starts[k] + s
+            row_point[p, s] = point[c]
+            row_normal[p, s] = normal[c]
+            base[p, s] = separation[p, s] = -depth[c]
+            row_feature[p, s] = feature[c]
+            _anchor(shape, position, orientation, com_offset, a[p], point[c], normal[c],
+                    anchor_a[p, s])
+            _anchor(shape, position, orientation, com_offset, b[p], point[c], normal[c],
+                    anchor_b[p, s])
+            for t in range(old_count):
+                if old_feature[t] == feature[c]:
+                    normal_impulse[p, s] = old_normal[t]
+                    incoming[p, s] = old_incoming[t]
+                    for r in range(2):
+                        friction_impulse[p, s, r] = (tangents[p, r, 0] * old_friction[t, 0]
+                                                     + tangents[p, r, 1] * old_friction[t, 1]
+                                                     + tangents[p, r, 2] * old_friction[t, 2])
+                    break
+        for s in range(count, POINTS):  # unused slots share the normal (zero rows anyway)
+            for i in range(3):
+                row_normal[p, s, i] = row_normal[p, 0, i] if count else 0.0
+        for i in range(3):
+            relative[p, i] = position[b[p], i] - position[a[p], i]
+        orientation_a[p] = orientation[a[p]]
+        orientation_b[p] = orientation[b[p]]
 
 
-def _fill(rows, response, direction, arm_a, arm_b, a, b, inverse_mass, inverse_inertia):
-    """Write rows J = [-d, -r_a×d, d, r_b×d] and responses M⁻¹Jᵀ in place (any middle axes)."""
-    rows[..., 0:3], rows[..., 3:6] = -direction, -arm_a
-    rows[..., 6:9], rows[..., 9:12] = direction, arm_b
-    shape = (-1,) + (1,) * (direction.ndim - 1)
-    response[..., 0:3] = -inverse_mass[a].reshape(shape) * direction
-    response[..., 3:6] = -np.einsum("pij,p...j->p...i", inverse_inertia[a], arm_a)
-    response[..., 6:9] = inverse_mass[b].reshape(shape) * direction
-    response[..., 9:12] = np.einsum("pij,p...j->p...i", inverse_inertia[b], arm_b)
+@njit(cache=True)
+def refresh(a, b, shape, position, orientation, com_offset, radius, tolerance, points,
+            normal, point, anchor_a, anchor_b, base, separation, relative, orientation_a,
+            orientation_b) -> np.ndarray:
+    """Move every row's points with its bodies and refresh the separations from that motion;
+    returns (P,) True for rows whose pair moved more than `tolerance` since it last collided
+    (relative translation plus turn angles times the radii), which must collide again."""
+    stale = np.zeros(len(a), dtype=np.bool_)
+    on_a = np.empty(3)
+    on_b = np.empty(3)
+    for p in range(len(a)):
+        i, j = a[p], b[p]
+        motion = 0.0
+        for k in range(3):
+            motion += (position[j, k] - position[i, k] - relative[p, k]) ** 2
+        motion = np.sqrt(motion)
+        motion += turned(orientation[i], orientation_a[p]) * radius[i]
+        motion += turned(orientation[j], orientation_b[p]) * radius[j]
+        if motion > tolerance[p]:
+            stale[p] = True
+            continue
+        for s in range(points[p]):
+            _anchored(shape, position, orientation, com_offset, i, anchor_a[p, s],
+                      normal[p, s], on_a)
+            _anchored(shape, position, orientation, com_offset, j, anchor_b[p, s],
+                      normal[p, s], on_b)
+            gap = base[p, s]
+            for k in range(3):
+                gap += normal[p, s, k] * (on_b[k] - on_a[k])
+                point[p, s, k] = 0.5 * (on_a[k] + on_b[k])
+            separation[p, s] = gap
+    return stale
 
 
-def normal_velocity(m: Manifolds, velocity6: np.ndarray) -> np.ndarray:
-    """(P, 4) velocity of b relative to a along n at each point (negative = approaching)."""
-    gathered = velocity6[m.pairs].reshape(-1, 12)
-    return np.einsum("psi,pi->ps", m.normal_rows, gathered)
+@njit(cache=True)
+def turned(q, q0) -> float:
+    """About the angle between two orientations (twice the quaternion chord, sign-free)."""
+    dot = q[0] * q0[0] + q[1] * q0[1] + q[2] * q0[2] + q[3] * q0[3]
+    sign = 1.0 if dot >= 0.0 else -1.0
+    chord = 0.0
+    for k in range(4):
+        chord += (q[k] - sign * q0[k]) ** 2
+    return 2.0 * np.sqrt(chord)
 
 
-def apply_impulses(m: Manifolds, velocity6: np.ndarray, normal: np.ndarray,
-                   friction: np.ndarray) -> None:
+@njit(cache=True)
+def warm_start_from(old_key, old_points, old_feature, old_normal, old_incoming, old_friction,
+                    old_tangents, key, points, feature, normal_impulse, incoming,
+                    friction_impulse, tangents) -> None:
+    """Carry impulses over from the previous frame's rows by (a, b, feature); friction as a
+    world vector projected on the new tangents, so it survives a change of basis. Keys
+    (a N + b) are sorted on both sides."""
+    for p in range(len(key)):
+        q = np.searchsorted(old_key, key[p])
+        if q >= len(old_key) or old_key[q] != key[p]:
+            continue
+        for s in range(points[p]):
+            for t in range(old_points[q]):
+                if old_feature[q, t] != feature[p, s]:
+                    continue
+                normal_impulse[p, s] = old_normal[q, t]
+                incoming[p, s] = old_incoming[q, t]
+                for r in range(2):
+                    total = 0.0
+                    for i in range(3):
+                        world = (old_friction[q, t, 0] * old_tangents[q, 0, i]
+                                 + old_friction[q, t, 1] * old_tangents[q, 1, i])
+                        total += tangents[p, r, i] * world
+                    friction_impulse[p, s, r] = total
+                break
+
+
+def warm_start(m: Manifolds, previous: Manifolds, count: int) -> None:
+    """Impulses of the previous frame's rows, matched by pair and feature."""
+    warm_start_from(previous.a * count + previous.b, previous.points, previous.feature,
+                    previous.normal_impulse, previous.incoming, previous.friction_impulse,
+                    previous.tangents, m.a * count + m.b, m.points, m.feature,
+                    m.normal_impulse, m.incoming, m.friction_impulse, m.tangents)
+
+
+def prepare(m: Manifolds, rows, position, inverse_mass, world_inverse_inertia) -> None:
+    """Rows, responses and effective masses of rows `rows` for the bodies' current state."""
+    prepare_rows(rows, m.a, m.b, m.points, m.point, m.normal, m.tangents, position, inverse_mass,
+                 world_inverse_inertia, m.normal_rows, m.normal_response, m.normal_block,
+                 m.normal_inverse, m.subset_ready, m.friction_rows, m.friction_response,
+                 m.friction_mass)
+
+
+@njit(cache=True)
+def _fill_row(row, response, d, ra, rb, inverse_mass_a, inverse_mass_b, inertia_a,
+              inertia_b) -> None:
+    """J = [-d, -r_a×d, d, r_b×d] and M⁻¹Jᵀ for a direction d at arms r_a, r_b."""
+    ax = ra[1] * d[2] - ra[2] * d[1]
+    ay = ra[2] * d[0] - ra[0] * d[2]
+    az = ra[0] * d[1] - ra[1] * d[0]
+    bx = rb[1] * d[2] - rb[2] * d[1]
+    by = rb[2] * d[0] - rb[0] * d[2]
+    bz = rb[0] * d[1] - rb[1] * d[0]
+    row[3], row[4], row[5] = -ax, -ay, -az
+    row[9], row[10], row[11] = bx, by, bz
+    for i in range(3):
+        row[i], row[6 + i] = -d[i], d[i]
+        response[i] = -inverse_mass_a * d[i]
+        response[6 + i] = inverse_mass_b * d[i]
+        response[3 + i] = -(inertia_a[i, 0] * ax + inertia_a[i, 1] * ay + inertia_a[i, 2] * az)
+        response[9 + i] = inertia_b[i, 0] * bx + inertia_b[i, 1] * by + inertia_b[i, 2] * bz
+
+
+@njit(cache=True)
+def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
+                 world_inverse_inertia, normal_rows, normal_response, normal_block,
+                 normal_inverse, subset_ready, friction_rows, friction_response,
+                 friction_mass) -> None:
+    """Per manifold: normal and friction rows at each point, the normal block J M⁻¹ Jᵀ and its
+    pseudo-inverse, the friction rows' effective masses; subset inverses marked stale."""
+    ra = np.empty(3)
+    rb = np.empty(3)
+    held = np.zeros(POINTS, dtype=np.bool_)
+    work = np.empty((POINTS, POINTS))
+    vectors = np.empty((POINTS, POINTS))
+    for p in rows:
+        i, j = a[p], b[p]
+        normal_rows[p, points[p]:] = 0.0
+        normal_response[p, points[p]:] = 0.0
+        for s in range(points[p]):
+            for k in range(3):
+                ra[k] = point[p, s, k] - position[i, k]
+                rb[k] = point[p, s, k] - position[j, k]
+            _fill_row(normal_rows[p, s], normal_response[p, s], normal[p, s], ra, rb,
+                      inverse_mass[i], inverse_mass[j], world_inverse_inertia[i],
+                      world_inverse_inertia[j])
+            for r in range(2):
+                _fill_row(friction_rows[p, s, r], friction_response[p, s, r], tangents[p, r],
+                          ra, rb, inverse_mass[i], inverse_mass[j], world_inverse_inertia[i],
+                          world_inverse_inertia[j])
+                diagonal = 0.0
+                for k in range(12):
+                    diagonal += friction_rows[p, s, r, k] * friction_response[p, s, r, k]
+                friction_mass[p, s, r] = 1.0 / diagonal if diagonal > 0.0 else 0.0
+        for s in range(POINTS):
+            held[s] = s < points[p]
+            for t in range(POINTS):
+                total = 0.0
+                for k in range(12):
+                    total += normal_rows[p, s, k] * normal_response[p, t, k]
+                normal_block[p, s, t] = total
+        linalg.pseudo_inverse(normal_block[p], held, CUTOFF, normal_inverse[p], work, vectors)
+        subset_ready[p, :] = False
+
+
+@njit(cache=True)
+def gather(velocity, angular_velocity, i, j, out) -> None:
+    """out (12,) = [v_i, ω_i, v_j, ω_j]."""
+    for k in range(3):
+        out[k] = velocity[i, k]
+        out[3 + k] = angular_velocity[i, k]
+        out[6 + k] = velocity[j, k]
+        out[9 + k] = angular_velocity[j, k]
+
+
+@njit(cache=True)
+def scatter(v12, velocity, angular_velocity, i, j) -> None:
+    """Write a pair's 12 velocities back to its bodies."""
+    for k in range(3):
+        velocity[i, k] = v12[k]
+        angular_velocity[i, k] = v12[3 + k]
+        velocity[j, k] = v12[6 + k]
+        angular_velocity[j, k] = v12[9 + k]
+
+
+@njit(cache=True)
+def apply_impulses(rows, a, b, points, normal_response, friction_response, normal, friction,
+                   velocity, angular_velocity) -> None:
     """Add the velocity change of (P, 4) normal and (P, 4, 2) friction impulses to both bodies
-    (warm starting, and the spring forces times h of the penalty method)."""
-    change = (np.einsum("ps,psi->pi", normal, m.normal_response)
-              + np.einsum("psr,psri->pi", friction, m.friction_response))
-    np.add.at(velocity6, m.a, change[:, :6])
-    np.add.at(velocity6, m.b, change[:, 6:])
+    (warm starting, and the spring forces times h of the penalty method), rows `rows`."""
+    v12 = np.empty(12)
+    for p in rows:
+        gather(velocity, angular_velocity, a[p], b[p], v12)
+        for s in range(points[p]):
+            for k in range(12):
+                v12[k] += (normal[p, s] * normal_response[p, s, k]
+                           + friction[p, s, 0] * friction_response[p, s, 0, k]
+                           + friction[p, s, 1] * friction_response[p, s, 1, k])
+        scatter(v12, velocity, angular_velocity, a[p], b[p])

@@ -12,43 +12,86 @@ L is then unchanged and the new ω is recovered as I_world⁻¹ L.
 """
 
 import numpy as np
+from numba import njit
 
-from . import quaternion
+from . import linalg
+from .aero import air_force
 
 # The midpoint equation is solved by fixed-point iteration, which contracts by about h|ω| per
 # pass; these bound it well past double precision for any sensible step.
 _MIDPOINT_TOLERANCE = 1e-15
 _MIDPOINT_PASSES = 60
+_TINY = np.finfo(float).tiny
 
 
-def integrate_velocities(velocity, inverse_mass, force, gravity, h: float) -> np.ndarray:
-    """v + h (g + F/m): the first half of semi-implicit Euler."""
-    return velocity + h * (gravity + inverse_mass[:, None] * force)
+@njit(cache=True)
+def integrate_velocities(velocity, angular_velocity, inverse_mass, drag, lift, awake, gravity,
+                         h) -> None:
+    """v += h (g + F/m) for awake bodies, F the air force: the first half of semi-implicit
+    Euler."""
+    for i in range(len(velocity)):
+        if awake[i]:
+            force = air_force(velocity[i], angular_velocity[i], drag[i], lift[i])
+            for k in range(3):
+                velocity[i, k] += h * (gravity[k] + inverse_mass[i] * force[k])
 
 
-def rotate_keeping_momentum(orientation, angular_velocity, inertia, inverse_inertia, h):
-    """New (orientation, world ω) after h seconds (a number, or one per body) of torque-free
-    rotation."""
-    h = np.broadcast_to(np.asarray(h, dtype=float), orientation.shape[:1])
-    rotation = quaternion.to_matrix(orientation)
-    omega_body = np.einsum("nji,nj->ni", rotation, angular_velocity)
-    momentum_body = np.einsum("nij,nj->ni", inertia, omega_body)
-    momentum_world = np.einsum("nij,nj->ni", rotation, momentum_body)
-    scale = np.maximum(np.linalg.norm(momentum_body, axis=1), np.finfo(float).tiny)
+@njit(cache=True)
+def integrate_positions(position, orientation, velocity, angular_velocity, inertia,
+                        inverse_inertia, mass, awake, step, pseudo_velocity,
+                        pseudo_angular_velocity, gravity) -> float:
+    """x += h v and the momentum-keeping rotation for awake bodies (h = step[i] per body), plus
+    the split-impulse push-out when pseudo-velocities are given (rows = bodies, else empty),
+    which moves bodies without any momentum: ω turns with the body, so its kinetic energy stays
+    exactly what it was. Returns the work the push-out did lifting bodies against gravity."""
+    pushed = len(pseudo_velocity) == len(position)
+    work = 0.0
+    identity = np.empty(4)
+    for i in range(len(position)):
+        if not awake[i]:
+            continue
+        h = step[i]
+        for k in range(3):
+            position[i, k] += h * velocity[i, k]
+        if pushed:
+            for k in range(3):
+                lift = h * pseudo_velocity[i, k]
+                position[i, k] += lift
+                work -= mass[i] * lift * gravity[k]
+            wx, wy, wz = pseudo_angular_velocity[i, 0], pseudo_angular_velocity[i, 1], \
+                pseudo_angular_velocity[i, 2]
+            linalg.turn(orientation[i], wx, wy, wz, h)
+            identity[0], identity[1], identity[2], identity[3] = 1.0, 0.0, 0.0, 0.0
+            linalg.turn(identity, wx, wy, wz, h)
+            linalg.rotate_vector(identity, angular_velocity[i])
+        rotate_keeping_momentum(orientation[i], angular_velocity[i], inertia[i],
+                                inverse_inertia[i], h)
+    return work
+
+
+@njit(cache=True)
+def rotate_keeping_momentum(q, omega, inertia, inverse_inertia, h) -> None:
+    """Turn orientation q (4,) and world ω (3,) in place by h seconds of torque-free rotation."""
+    rotation = np.empty((3, 3))
+    linalg.to_matrix(q, rotation)
+    omega_body = linalg.times(rotation.T, omega)
+    momentum_body = linalg.times(inertia, omega_body)
+    momentum_world = linalg.times(rotation, momentum_body)
+    scale = max(linalg.norm(momentum_body), _TINY)
     midpoint = momentum_body
     for _ in range(_MIDPOINT_PASSES):
-        spin = np.einsum("nij,nj->ni", inverse_inertia, midpoint)
-        updated = momentum_body + 0.5 * h[:, None] * np.cross(midpoint, spin)
-        change = np.max(np.linalg.norm(updated - midpoint, axis=1) / scale, initial=0.0)
+        spin = linalg.times(inverse_inertia, midpoint)
+        updated = momentum_body + 0.5 * h * np.cross(midpoint, spin)
+        change = linalg.norm(updated - midpoint) / scale
         midpoint = updated
         if change <= _MIDPOINT_TOLERANCE:
             break
-    spin = np.einsum("nij,nj->ni", inverse_inertia, midpoint)
-    rate = np.linalg.norm(spin, axis=1)
-    cayley_angle = 2.0 * np.arctan(0.5 * h * rate)
-    stretch = np.divide(cayley_angle, h * rate, out=np.ones_like(rate), where=h * rate > 0.0)
-    spin_world = np.einsum("nij,nj->ni", rotation, spin) * stretch[:, None]
-    turned = quaternion.integrate(orientation, spin_world, h)
-    rotation = quaternion.to_matrix(turned)
-    world_inverse = rotation @ inverse_inertia @ np.swapaxes(rotation, 1, 2)
-    return turned, np.einsum("nij,nj->ni", world_inverse, momentum_world)
+    spin = linalg.times(inverse_inertia, midpoint)
+    rate = linalg.norm(spin)
+    stretch = 2.0 * np.arctan(0.5 * h * rate) / (h * rate) if h * rate > 0.0 else 1.0
+    spin_world = linalg.times(rotation, spin) * stretch
+    linalg.turn(q, spin_world[0], spin_world[1], spin_world[2], h)
+    linalg.to_matrix(q, rotation)
+    world_inverse = np.empty((3, 3))
+    linalg.sandwich(rotation, inverse_inertia, world_inverse)
+    omega[:] = linalg.times(world_inverse, momentum_world)

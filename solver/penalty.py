@@ -12,11 +12,13 @@ Friction is a regularised Coulomb force at each point: it stops the sliding with
 """
 
 import numpy as np
+from numba import njit
 
-from .constraints import Manifolds, normal_velocity
+from .constraints import Manifolds, apply_impulses, gather
 
 SINK = 1e-3  # static compression as a fraction of the smallest half-extent
 STEPS_PER_PERIOD = 100  # substeps per spring period, for stability and an accurate bounce
+_TINY = np.finfo(float).tiny
 
 
 def damping_ratio(restitution: np.ndarray) -> np.ndarray:
@@ -35,18 +37,42 @@ def substeps_needed(omega: np.ndarray, frame_time: float) -> int:
     return int(np.ceil(frame_time * np.max(omega) * STEPS_PER_PERIOD / (2.0 * np.pi)))
 
 
-def spring_impulses(m: Manifolds, velocity6: np.ndarray, inverse_mass: np.ndarray,
-                    omega: np.ndarray, h: float):
-    """((P, 4) normal, (P, 4, 2) friction) impulses of springs, dampers and friction over h."""
-    point_mass = 1.0 / (inverse_mass[m.a] + inverse_mass[m.b]) / m.points
-    stiffness = (point_mass * omega**2)[:, None]
-    damping = (2.0 * damping_ratio(m.restitution) * omega * point_mass)[:, None]
-    overlap = -m.separation
-    force = np.where(m.mask & (overlap > 0.0),
-                     stiffness * overlap - damping * normal_velocity(m, velocity6), 0.0)
-    sliding = np.einsum("psri,pi->psr", m.friction_rows, velocity6[m.pairs].reshape(-1, 12))
-    stop = -m.friction_mass * sliding  # impulse that would stop each point's sliding
-    limit = m.friction[:, None] * np.maximum(force, 0.0) * h
-    length = np.linalg.norm(stop, axis=2)
-    stop *= (limit / np.maximum(np.maximum(length, limit), np.finfo(float).tiny))[..., None]
-    return force * h, stop
+def apply_springs(m: Manifolds, rows, velocity, angular_velocity, inverse_mass, omega,
+                  h: float) -> None:
+    """Add the impulses over h of springs, dampers and friction, all worked out from the
+    velocities at the substep's start (explicit), to the bodies' velocities."""
+    normal, friction = np.zeros_like(m.normal_impulse), np.zeros_like(m.friction_impulse)
+    _spring_impulses(rows, m.a, m.b, m.points, m.separation, m.normal_rows, m.friction_rows,
+                     m.friction_mass, m.friction, damping_ratio(m.restitution), inverse_mass,
+                     omega, velocity, angular_velocity, h, normal, friction)
+    apply_impulses(rows, m.a, m.b, m.points, m.normal_response, m.friction_response, normal,
+                   friction, velocity, angular_velocity)
+
+
+@njit(cache=True)
+def _spring_impulses(rows, a, b, points, separation, normal_rows, friction_rows, friction_mass,
+                     friction, zeta, inverse_mass, omega, velocity, angular_velocity, h, normal,
+                     tangential) -> None:
+    """Fill (P, 4) normal and (P, 4, 2) friction impulses of each overlapping point."""
+    v12 = np.empty(12)
+    for p in rows:
+        gather(velocity, angular_velocity, a[p], b[p], v12)
+        point_mass = 1.0 / (inverse_mass[a[p]] + inverse_mass[b[p]]) / points[p]
+        stiffness = point_mass * omega[p] ** 2
+        damping = 2.0 * zeta[p] * omega[p] * point_mass
+        for s in range(points[p]):
+            overlap = -separation[p, s]
+            if not overlap > 0.0:
+                continue
+            vn, slide0, slide1 = 0.0, 0.0, 0.0
+            for k in range(12):
+                vn += normal_rows[p, s, k] * v12[k]
+                slide0 += friction_rows[p, s, 0, k] * v12[k]
+                slide1 += friction_rows[p, s, 1, k] * v12[k]
+            force = stiffness * overlap - damping * vn
+            limit = friction[p] * max(force, 0.0) * h
+            stop0, stop1 = -friction_mass[p, s, 0] * slide0, -friction_mass[p, s, 1] * slide1
+            length = np.sqrt(stop0 * stop0 + stop1 * stop1)
+            scale = limit / max(max(length, limit), _TINY)
+            normal[p, s] = force * h
+            tangential[p, s, 0], tangential[p, s, 1] = scale * stop0, scale * stop1

@@ -4,10 +4,11 @@ As in Box2D, a body's rest timer runs while it moves slower than the tolerances 
 otherwise; bodies connected through contacts (islands) sleep together, only when every body of
 the island has rested long enough, so a box is never frozen while its neighbour still slides.
 A sleeping body that touches an awake one is in that body's island, so it wakes with it. Everything
-is decided from the state with array operations in a fixed order, so it is deterministic.
+is decided from the state in a fixed order, so it is deterministic.
 """
 
 import numpy as np
+from numba import njit
 
 LINEAR_TOLERANCE = 0.05  # m/s
 ANGULAR_TOLERANCE = np.radians(2.0)  # rad/s
@@ -22,27 +23,30 @@ def update_rest_time(rest_time, velocity, angular_velocity, awake, dt: float) ->
     rest_time[awake] = np.where(slow[awake], rest_time[awake] + dt, 0.0)
 
 
-def islands(count: int, a: np.ndarray, b: np.ndarray, linked: np.ndarray) -> np.ndarray:
-    """(N,) island label per body (the lowest body index in it), joining a[k]-b[k] where linked.
-
-    Labels spread along the links by repeated minimum, with pointer jumping, until stable.
-    """
-    label = np.arange(count)
-    a, b = a[linked], b[linked]
-    while True:
-        before = label.copy()
-        low = np.minimum(label[a], label[b])
-        np.minimum.at(label, a, low)
-        np.minimum.at(label, b, low)
-        label = label[label]
-        if np.array_equal(label, before):
-            return label
-
-
+@njit(cache=True)
 def awake_bodies(rest_time, dynamic, a, b) -> np.ndarray:
-    """(N,) True for dynamic bodies whose island (through contacts a-b) is not ready to sleep."""
-    linked = dynamic[a] & dynamic[b]
-    label = islands(len(rest_time), a, b, linked)
-    ready = np.ones(len(rest_time), dtype=bool)
-    np.logical_and.at(ready, label, rest_time >= TIME_TO_SLEEP)
-    return dynamic & ~ready[label]
+    """(N,) True for dynamic bodies whose island (dynamic bodies joined through contacts a-b)
+    is not ready to sleep. Islands are found by union-find, each labelled by its lowest body."""
+    count = len(rest_time)
+    label = np.arange(count)
+    for k in range(len(a)):
+        if dynamic[a[k]] and dynamic[b[k]]:
+            root_a, root_b = _root(label, a[k]), _root(label, b[k])
+            label[max(root_a, root_b)] = min(root_a, root_b)
+    ready = np.ones(count, dtype=np.bool_)
+    for i in range(count):
+        label[i] = _root(label, i)
+        ready[label[i]] &= rest_time[i] >= TIME_TO_SLEEP
+    awake = np.zeros(count, dtype=np.bool_)
+    for i in range(count):
+        awake[i] = dynamic[i] and not ready[label[i]]
+    return awake
+
+
+@njit(cache=True)
+def _root(label, i) -> int:
+    """The island label of body i, halving the path on the way."""
+    while label[i] != i:
+        label[i] = label[label[i]]
+        i = label[i]
+    return i

@@ -24,8 +24,10 @@ m_eff = 1 / (1/m_a + 1/m_b + (r_a×n)·I_a⁻¹(r_a×n) + (r_b×n)·I_b⁻¹(r_b
 """
 
 import numpy as np
+from numba import njit
 
-from .constraints import POINTS, SUBSET_CODES, SUBSETS, Manifolds, normal_velocity, pseudo_inverse
+from . import linalg
+from .constraints import CUTOFF, POINTS, Manifolds, gather, scatter
 
 # Approach speed below which contacts do not bounce, so resting bodies do not buzz under
 # gravity (which adds g h ≈ 0.04 m/s per 240 Hz substep).
@@ -35,159 +37,240 @@ MAX_PUSH = 3.0  # m/s, the fastest push-out
 CAUGHT_TOLERANCE = 0.25  # of the substep's approach distance
 _TINY = np.finfo(float).tiny
 # Pulling tolerated in a contact set (rounding), relative to the largest impulse; and sinking,
-# relative to the largest velocity error: the pseudo-inverse drops modes below _CUTOFF of the
+# relative to the largest velocity error: the pseudo-inverse drops modes below CUTOFF of the
 # strongest, which leaves errors of about that size that no choice of points can remove.
 _COMPLEMENTARITY_TOLERANCE = 1e-9
 _SINKING_TOLERANCE = 1e-3
 
 
-def set_targets(m: Manifolds, velocity6: np.ndarray, h: float, gravity_step: np.ndarray) -> None:
+def set_targets(m: Manifolds, rows, velocity, angular_velocity, h: float, gravity,
+                dynamic) -> None:
     """Measure the approach and fill the velocity targets (as biases) of the normal rows.
 
-    gravity_step (P, 4): what one substep of gravity adds to v_n (negative when it pulls the
-    pair together). Semi-implicit Euler moves a falling body along an exact parabola; the
+    What one substep of gravity adds to v_n at a point is gs = h (n·g) (negative when it pulls
+    the pair together). Semi-implicit Euler moves a falling body along an exact parabola; the
     speed u that the bounce reverses is that parabola's at the touching point, from the
     velocity and gap of the substep in which the point was caught, and the rebound velocity
-    e u + gravity_step / 2 starts the next parabola with speed e u there, so bounce heights
-    scale by exactly e². Without gravity u is simply the approach speed. `bias` holds the
-    targets of the pressing pass, `rebound_bias` those of the bounce.
+    e u + gs / 2 starts the next parabola with speed e u there, so bounce heights scale by
+    exactly e². Without gravity u is simply the approach speed. `bias` holds the targets of the
+    pressing pass, `rebound_bias` those of the bounce.
     """
-    speed = -normal_velocity(m, velocity6)
-    gap = np.maximum(m.separation, 0.0)
-    parabola = np.sqrt((speed + 0.5 * gravity_step) ** 2
-                       + np.maximum(-2.0 * gravity_step * gap / h, 0.0))
-    arriving = np.where(speed > 0.0, parabola, speed)
-    caught = m.incoming > 0.0
-    incoming = np.where(caught, m.incoming, arriving)
-    e, s, slop = m.restitution[:, None], m.separation, m.slop[:, None]
-    # A point of a pair meeting on its own with no gravity between them (two bodies in flight,
-    # or zero gravity) bounces in the substep its gap closes, with the velocities and geometry
-    # of that one instant, so an elastic pair keeps its energy exactly. Elsewhere a point first
-    # closes its gap and bounces from the surface in the next substep, up to what turning moved
-    # it: on a floor that keeps the parabola exact, and in a cluster the sweeps then push from
-    # touching bodies instead of asking for rebounds the bodies behind cannot give yet.
-    free = m.isolated[:, None] & (gravity_step == 0.0)
-    fresh = ~caught & ((s <= slop) | (free & (speed * h >= s)))
-    late = caught & (s <= slop + CAUGHT_TOLERANCE * incoming * h)
-    bounce = (m.mask & (fresh | late) & (incoming > RESTITUTION_THRESHOLD)
-              & ((e > 0.0) | free))
-    rebound = e * incoming + 0.5 * gravity_step
-    m.bias[:] = np.where((s > slop) & ~bounce, s / h, 0.0)
-    m.rebound_bias[:] = np.where(bounce, -rebound, m.bias)
-    m.incoming[:] = np.where(bounce, 0.0, incoming)
+    _set_targets(rows, m.a, m.b, m.points, m.normal, m.normal_rows, m.separation, m.slop,
+                 m.restitution, m.isolated, m.incoming, m.bias, m.rebound_bias, velocity,
+                 angular_velocity, np.asarray(gravity, dtype=np.float64), dynamic, h)
 
 
-def remember_incoming(m: Manifolds) -> None:
+@njit(cache=True)
+def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, restitution, isolated,
+                 incoming, bias, rebound_bias, velocity, angular_velocity, gravity, dynamic,
+                 h) -> None:
+    v12 = np.empty(12)
+    for p in rows:
+        gather(velocity, angular_velocity, a[p], b[p], v12)
+        pull = (1.0 if dynamic[b[p]] else 0.0) - (1.0 if dynamic[a[p]] else 0.0)
+        e = restitution[p]
+        for s in range(POINTS):
+            if s >= points[p]:
+                bias[p, s], rebound_bias[p, s], incoming[p, s] = 0.0, 0.0, 0.0
+                continue
+            speed = 0.0
+            for k in range(12):
+                speed -= normal_rows[p, s, k] * v12[k]
+            step = h * (normal[p, s, 0] * gravity[0] + normal[p, s, 1] * gravity[1]
+                        + normal[p, s, 2] * gravity[2]) * pull
+            gap = separation[p, s]
+            if speed > 0.0:
+                arriving = np.sqrt((speed + 0.5 * step) ** 2
+                                   + max(-2.0 * step * max(gap, 0.0) / h, 0.0))
+            else:
+                arriving = speed
+            caught = incoming[p, s] > 0.0
+            arrival = incoming[p, s] if caught else arriving
+            # A point of a pair meeting on its own with no gravity between them (two bodies in
+            # flight, or zero gravity) bounces in the substep its gap closes, with the
+            # velocities and geometry of that one instant, so an elastic pair keeps its energy
+            # exactly. Elsewhere a point first closes its gap and bounces from the surface in
+            # the next substep, up to what turning moved it: on a floor that keeps the parabola
+            # exact, and in a cluster the sweeps then push from touching bodies instead of
+            # asking for rebounds the bodies behind cannot give yet.
+            free = isolated[p] and step == 0.0
+            if caught:
+                timely = gap <= slop[p] + CAUGHT_TOLERANCE * arrival * h
+            else:
+                timely = gap <= slop[p] or (free and speed * h >= gap)
+            bounce = timely and arrival > RESTITUTION_THRESHOLD and (e > 0.0 or free)
+            bias[p, s] = gap / h if gap > slop[p] and not bounce else 0.0
+            rebound_bias[p, s] = -(e * arrival + 0.5 * step) if bounce else bias[p, s]
+            incoming[p, s] = 0.0 if bounce else arrival
+
+
+@njit(cache=True)
+def remember_incoming(rows, points, separation, slop, normal_impulse, incoming) -> None:
     """Keep the arrival speed only of points caught while apart, for the substep they touch."""
-    caught = m.mask & (m.separation > m.slop[:, None]) & (m.normal_impulse > 0.0)
-    m.incoming[:] = np.where(caught, m.incoming, 0.0)
+    for p in rows:
+        for s in range(points[p]):
+            if not (separation[p, s] > slop[p] and normal_impulse[p, s] > 0.0):
+                incoming[p, s] = 0.0
 
 
-def solve(m: Manifolds, velocity6: np.ndarray) -> None:
-    """One Gauss–Seidel sweep over the colours: normal block, then friction, per manifold."""
-    for batch in m.batches:
-        index = batch.index
-        v = velocity6[index].reshape(-1, 12)
-        _normal(batch, batch.normal_impulse, v, batch.bias)
-        _friction(batch, v)
-        velocity6[index] = v.reshape(-1, 2, 6)
+def solve(m: Manifolds, rows, velocity, angular_velocity, sweeps: int) -> None:
+    """Gauss–Seidel sweeps over the manifolds in order: normal block, then friction, each."""
+    _sweep(rows, m.a, m.b, m.points, m.normal_rows, m.normal_response, m.normal_block,
+           m.normal_inverse, m.subset_inverse, m.subset_ready, m.friction_rows,
+           m.friction_response, m.friction_mass, m.friction, m.normal_impulse,
+           m.friction_impulse, m.bias, velocity, angular_velocity, sweeps, True)
 
 
-def restitute(m: Manifolds, velocity6: np.ndarray, sweeps: int) -> None:
-    """Sweeps of the normal blocks of the colours with a bounce towards the rebound targets
-    (friction stays as solved)."""
-    bouncing = [batch for batch in m.batches
-                if not np.array_equal(batch.rebound_bias, batch.bias)]
-    for _ in range(sweeps):
-        for batch in bouncing:
-            index = batch.index
-            v = velocity6[index].reshape(-1, 12)
-            _normal(batch, batch.normal_impulse, v, batch.rebound_bias)
-            velocity6[index] = v.reshape(-1, 2, 6)
+def restitute(m: Manifolds, rows, velocity, angular_velocity, sweeps: int) -> None:
+    """When a point bounces, sweeps of the normal blocks towards the rebound targets (the
+    others keep their pressing targets; friction stays as solved)."""
+    if np.array_equal(m.rebound_bias[rows], m.bias[rows]):
+        return
+    _sweep(rows, m.a, m.b, m.points, m.normal_rows, m.normal_response, m.normal_block,
+           m.normal_inverse, m.subset_inverse, m.subset_ready, m.friction_rows,
+           m.friction_response, m.friction_mass, m.friction, m.normal_impulse,
+           m.friction_impulse, m.rebound_bias, velocity, angular_velocity, sweeps, False)
 
 
-def push_out(m: Manifolds, h: float, count: int, sweeps: int) -> np.ndarray:
-    """(N, 6) pseudo-velocities that remove BAUMGARTE of each penetration beyond the slop."""
-    excess = m.separation + m.slop[:, None]
-    deep = m.mask & (excess < 0.0)
-    pseudo = np.zeros((count, 6))
+def push_out(m: Manifolds, rows, h: float, count: int, sweeps: int):
+    """(N, 3) linear and angular pseudo-velocities that remove BAUMGARTE of each penetration
+    beyond the slop, or None when nothing is that deep."""
+    excess = m.separation[rows] + m.slop[rows, None]
+    deep = m.mask[rows] & (excess < 0.0)
     if not deep.any():
-        return pseudo
-    target = np.where(deep, np.maximum(BAUMGARTE * excess / h, -MAX_PUSH), 0.0)
-    impulse = np.zeros_like(target)
-    for _ in range(sweeps):
-        for batch in m.batches:
-            rows = batch.rows
-            v = pseudo[batch.index].reshape(-1, 12)
-            _normal(batch, impulse[rows], v, target[rows])
-            pseudo[batch.index] = v.reshape(-1, 2, 6)
+        return None
+    target = np.zeros_like(m.bias)
+    target[rows] = np.where(deep, np.maximum(BAUMGARTE * excess / h, -MAX_PUSH), 0.0)
+    pseudo = np.zeros((count, 3)), np.zeros((count, 3))
+    _sweep(rows, m.a, m.b, m.points, m.normal_rows, m.normal_response, m.normal_block,
+           m.normal_inverse, m.subset_inverse, m.subset_ready, m.friction_rows,
+           m.friction_response, m.friction_mass, m.friction, np.zeros_like(target),
+           m.friction_impulse, target, pseudo[0], pseudo[1], sweeps, False)
     return pseudo
 
 
-def _normal(batch, impulse, v, offset) -> None:
-    """Drive v_n + offset to zero at every point, impulses clamped >= 0; updates v, impulse."""
-    vn = np.einsum("psi,pi->ps", batch.normal_rows, v)
-    old = impulse.copy()
-    new = old - np.einsum("pst,pt->ps", batch.normal_inverse, vn + offset)
-    pulling = np.flatnonzero(np.any(new < 0.0, axis=1))
-    if len(pulling):
-        new[pulling] = _complementary(batch, pulling, old[pulling], (vn + offset)[pulling],
-                                      old[pulling] > 0.0)
-    v += np.einsum("ps,psi->pi", new - old, batch.normal_response)
-    impulse[:] = new
+@njit(cache=True)
+def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, normal_inverse,
+           subset_inverse, subset_ready, friction_rows, friction_response, friction_mass,
+           friction, normal_impulse, friction_impulse, offset, velocity, angular_velocity,
+           sweeps, with_friction) -> None:
+    """`sweeps` passes over the manifolds: drive v_n + offset to zero with impulses >= 0 (the
+    block solve, or its complementarity problem where that would pull), then, if asked,
+    friction point by point within the Coulomb disc |λ_t| <= μ λ_n."""
+    v12 = np.empty(12)
+    error = np.empty(POINTS)
+    new = np.empty(POINTS)
+    scratch = np.empty((2, POINTS))
+    flags = np.empty((3, POINTS), dtype=np.bool_)
+    work = np.empty((POINTS, POINTS))
+    vectors = np.empty((POINTS, POINTS))
+    for _ in range(sweeps):
+        for p in rows:
+            gather(velocity, angular_velocity, a[p], b[p], v12)
+            count = points[p]
+            impulse = normal_impulse[p]
+            pulling = False
+            for s in range(count):
+                vn = 0.0
+                for k in range(12):
+                    vn += normal_rows[p, s, k] * v12[k]
+                error[s] = vn + offset[p, s]
+            for s in range(count):
+                total = impulse[s]
+                for t in range(count):
+                    total -= normal_inverse[p, s, t] * error[t]
+                new[s] = total
+                pulling |= total < 0.0
+            if pulling:
+                _complementary(p, count, impulse, error, normal_block, subset_inverse,
+                               subset_ready, new, scratch, flags, work, vectors)
+            for s in range(count):
+                change = new[s] - impulse[s]
+                for k in range(12):
+                    v12[k] += change * normal_response[p, s, k]
+                impulse[s] = new[s]
+            if with_friction:
+                for s in range(count):
+                    _friction(p, s, v12, friction[p] * impulse[s], friction_rows,
+                              friction_response, friction_mass, friction_impulse)
+            scatter(v12, velocity, angular_velocity, a[p], b[p])
 
 
-def _subset_inverse(batch, manifolds, pushing):
-    """(K, 4, 4) pseudo-inverses of these manifolds' blocks restricted to the `pushing` points,
-    each worked out once per substep."""
-    codes = pushing @ SUBSET_CODES
-    missing = ~batch.subset_ready[manifolds, codes]
-    if missing.any():
-        rows, subset = manifolds[missing], codes[missing]
-        batch.subset_inverse[rows, subset] = pseudo_inverse(batch.normal_block[rows],
-                                                            SUBSETS[subset])
-        batch.subset_ready[rows, subset] = True
-    return batch.subset_inverse[manifolds, codes]
+@njit(cache=True)
+def _friction(p, s, v12, limit, rows, response, mass, impulse) -> None:
+    """Stop the sliding at point s within the Coulomb disc |λ_t| <= limit = μ λ_n."""
+    old0, old1 = impulse[p, s, 0], impulse[p, s, 1]
+    slide0, slide1 = 0.0, 0.0
+    for k in range(12):
+        slide0 += rows[p, s, 0, k] * v12[k]
+        slide1 += rows[p, s, 1, k] * v12[k]
+    new0 = old0 - mass[p, s, 0] * slide0
+    new1 = old1 - mass[p, s, 1] * slide1
+    length = np.sqrt(new0 * new0 + new1 * new1)
+    scale = limit / max(max(length, limit), _TINY)
+    new0 *= scale
+    new1 *= scale
+    for k in range(12):
+        v12[k] += (new0 - old0) * response[p, s, 0, k] + (new1 - old1) * response[p, s, 1, k]
+    impulse[p, s, 0], impulse[p, s, 1] = new0, new1
 
 
-def _complementary(batch, manifolds, old, error, pushing):
-    """Impulses >= 0 with v_n + offset >= 0 at every point and = 0 where they push (the
+@njit(cache=True)
+def _complementary(p, count, old, error, block, subset_inverse, subset_ready, out, scratch,
+                   flags, work, vectors) -> None:
+    """out = impulses >= 0 with v_n + offset >= 0 at every point and = 0 where they push (the
     manifold's linear complementarity problem), by Murty's principal pivoting: solve with the
-    `pushing` points held, then let go of the first point that would pull or hold the first one
+    pushing points held, then let go of the first point that would pull or hold the first one
     that would sink, and repeat. Four coplanar points span only three directions, and with
     uneven targets the pivots can cycle; after POINTS of them what remains is clamped, and the
-    next sweep goes on from there."""
-    block = batch.normal_block[manifolds]
-    q = error - np.einsum("pst,pt->ps", block, old)
-    live = np.diagonal(block, axis1=1, axis2=2) > 0.0
-    tolerance = _SINKING_TOLERANCE * (np.abs(q).max(axis=1, keepdims=True) + _TINY)
-    rows = np.arange(len(q))
-    impulse = np.zeros_like(q)
-    solved = pushing.copy()  # the set each row's impulse was solved with
+    next sweep goes on from there. Block pseudo-inverses of each set are worked out once per
+    substep."""
+    q, impulse = scratch[0], scratch[1]
+    pushing, solved, live = flags[0], flags[1], flags[2]
+    largest = 0.0
+    for s in range(POINTS):
+        total = error[s] if s < count else 0.0
+        for t in range(count):
+            total -= block[p, s, t] * old[t]
+        q[s] = total
+        largest = max(largest, abs(total))
+        live[s] = block[p, s, s] > 0.0
+        pushing[s] = s < count and old[s] > 0.0
+        solved[s] = pushing[s]
+        impulse[s] = 0.0
+    tolerance = _SINKING_TOLERANCE * (largest + _TINY)
     for _ in range(POINTS):
-        held = solved[rows] = pushing[rows]
-        inverse = _subset_inverse(batch, manifolds[rows], held)
-        impulse[rows] = -np.einsum("pst,pt->ps", inverse, np.where(held, q[rows], 0.0))
-        velocity = q[rows] + np.einsum("pst,pt->ps", block[rows], impulse[rows])
-        pulls = impulse[rows] < -_COMPLEMENTARITY_TOLERANCE * np.abs(impulse[rows]).max(
-            axis=1, keepdims=True)
-        wrong = np.where(held, pulls, live[rows] & (velocity < -tolerance[rows]))
-        unresolved = wrong.any(axis=1)
-        rows, wrong = rows[unresolved], wrong[unresolved]
-        if not len(rows):
+        code = 0
+        for s in range(POINTS):
+            solved[s] = pushing[s]
+            if pushing[s]:
+                code |= 1 << s
+        inverse = subset_inverse[p, code]
+        if not subset_ready[p, code]:
+            linalg.pseudo_inverse(block[p], pushing, CUTOFF, inverse, work, vectors)
+            subset_ready[p, code] = True
+        biggest = 0.0
+        for s in range(POINTS):
+            total = 0.0
+            for t in range(POINTS):
+                if pushing[t]:
+                    total -= inverse[s, t] * q[t]
+            impulse[s] = total
+            biggest = max(biggest, abs(total))
+        flip = -1
+        for s in range(POINTS):
+            if pushing[s]:
+                wrong = impulse[s] < -_COMPLEMENTARITY_TOLERANCE * biggest
+            else:
+                reached = q[s]
+                for t in range(POINTS):
+                    reached += block[p, s, t] * impulse[t]
+                wrong = live[s] and reached < -tolerance
+            if wrong:
+                flip = s
+                break
+        if flip < 0:
             break
-        pushing[rows, wrong.argmax(axis=1)] ^= True
-    return np.where(solved, np.maximum(impulse, 0.0), 0.0)
-
-
-def _friction(batch, v) -> None:
-    """Point by point, stop the sliding within the Coulomb disc |λ_t| <= μ λ_n."""
-    rows, response, mass = batch.friction_rows, batch.friction_response, batch.friction_mass
-    impulse, limit = batch.friction_impulse, batch.friction[:, None] * batch.normal_impulse
-    for s in range(POINTS):  # the manifold's points in turn (a loop over slots, not contacts)
-        old = impulse[:, s].copy()
-        new = old - mass[:, s] * np.einsum("pri,pi->pr", rows[:, s], v)
-        length = np.sqrt(np.einsum("pr,pr->p", new, new))
-        new *= (limit[:, s] / np.maximum(np.maximum(length, limit[:, s]), _TINY))[:, None]
-        v += np.einsum("pr,pri->pi", new - old, response[:, s])
-        impulse[:, s] = new
+        pushing[flip] = not pushing[flip]
+    for s in range(POINTS):
+        out[s] = max(impulse[s], 0.0) if solved[s] else 0.0

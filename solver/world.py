@@ -12,9 +12,9 @@ momentum).
 """
 
 import numpy as np
+from numba import njit
 
 from . import penalty, quaternion, sleep, solve_impulse
-from .aero import air_force
 from .bodies import (
     DYNAMIC,
     KINDS,
@@ -25,9 +25,18 @@ from .bodies import (
     mass_and_inertia,
 )
 from .broadphase import aabbs, sweep_and_prune
-from .constraints import apply_impulses, build_manifolds, update_rows
+from .constraints import (
+    Manifolds,
+    apply_impulses,
+    fill,
+    new_manifolds,
+    prepare,
+    refresh,
+    turned,
+    warm_start,
+)
 from .contacts import Contacts, find_contacts
-from .integrate import integrate_velocities, rotate_keeping_momentum
+from .integrate import integrate_positions, integrate_velocities
 from .kinematic import Paths, rotation_rate
 from .materials import check_rule
 from .toi import time_of_impact_batch
@@ -42,6 +51,7 @@ SPECULATIVE_DISTANCE = 0.02  # m
 CCD_FRACTION = 0.5
 # Penetration tolerated without push-out, so resting contacts stay rigid (no spring sag).
 LINEAR_SLOP = 5e-4  # m
+_NO_PUSH = (np.zeros((0, 3)), np.zeros((0, 3)))  # no push-out this substep
 
 
 class World:
@@ -74,11 +84,18 @@ class World:
         self.paths = Paths()
         self.frame = 0
         self._awake = np.zeros(0, dtype=bool)
-        self._contacts = None  # the last substep's manifolds, for warm starting
-        self._pairs = np.zeros((0, 2), dtype=np.int64)  # the last substep's candidate pairs
+        self._contacts: Manifolds | None = None  # contact rows of the frame's candidate pairs
+        self._pairs = np.zeros((0, 2), dtype=np.int64)  # those pairs
+        self._room = (np.zeros((0, 3)), np.zeros((0, 4)), np.zeros(0))  # poses and reach then
+        self._radius = np.zeros(0)  # bounding radius about the centre of mass
         self._contact_count = 0
         self._max_penetration = 0.0
         self._push_out_work = 0.0
+
+    @property
+    def _g(self) -> float:
+        """|g|, m/s²."""
+        return float(np.linalg.norm(self.gravity))
 
     # ------------------------------------------------------------------ building
     def add_body(self, shape="box", size=(0.5, 0.5, 0.5), position=(0.0, 0.0, 0.0),
@@ -125,59 +142,67 @@ class World:
 
     # ------------------------------------------------------------------ stepping
     def step(self) -> None:
-        """Advance one frame."""
+        """Advance one frame: `substeps` substeps, each the list of phases below."""
         b = self.bodies
         frame_time = 1.0 / self.fps
-        gravity = float(np.linalg.norm(self.gravity))
         substeps = self.substeps
         if self.method == "penalty":
-            stiffest = penalty.frequency(b.half_extents.min(initial=np.inf), gravity)
+            stiffest = penalty.frequency(b.half_extents.min(initial=np.inf), self._g)
             substeps = max(substeps, penalty.substeps_needed(stiffest, frame_time))
         h = frame_time / substeps
         rotations = b.rotations()
+        self._radius = (np.linalg.norm(b.half_extents, axis=1)
+                        + np.linalg.norm(b.com_offset, axis=1))
         self._contact_count, self._max_penetration = 0, 0.0
         for s in range(substeps):
             target = self.frame + (s + 1) / substeps
             self._set_kinematic_velocities(target, h)
-            contacts = self._find_contacts(rotations, h, decide_sleep=s == 0)
-            awake = np.flatnonzero(self._awake)
-            if not len(awake) and not len(self.paths):
+            contacts, rows = self._contacts_now(rotations, h, frame_time - s * h, s == 0)
+            awake = self._awake
+            if not awake.any() and not len(self.paths):
                 break  # everything sleeps: nothing moves this frame
-            force = air_force(b.velocity[awake], b.angular_velocity[awake], b.drag[awake],
-                              b.lift[awake])
-            b.velocity[awake] = integrate_velocities(b.velocity[awake], b.inverse_mass[awake],
-                                                     force, self.gravity, h)
-            velocity6 = np.concatenate([b.velocity, b.angular_velocity], axis=1)
-            pseudo = None
-            if len(contacts):
-                update_rows(contacts, b.position, b.inverse_mass,
-                            b.world_inverse_inertia(rotations))
+            integrate_velocities(b.velocity, b.angular_velocity, b.inverse_mass, b.drag, b.lift,
+                                 awake, self.gravity, h)
+            pseudo = _NO_PUSH
+            if len(rows):
+                prepare(contacts, rows, b.position, b.inverse_mass,
+                        b.world_inverse_inertia(rotations))
                 if self.method == "impulse":
-                    dynamic = b.dynamic.astype(float)
-                    solve_impulse.set_targets(contacts, velocity6, h, h * np.einsum(
-                        "psi,i->ps", contacts.normal, self.gravity)
-                        * (dynamic[contacts.b] - dynamic[contacts.a])[:, None])
-                    apply_impulses(contacts, velocity6, contacts.normal_impulse,
-                                   contacts.friction_impulse)
-                    for _ in range(self.iterations):
-                        solve_impulse.solve(contacts, velocity6)
-                    solve_impulse.restitute(contacts, velocity6, self.iterations)
-                    solve_impulse.remember_incoming(contacts)
-                    pseudo = solve_impulse.push_out(contacts, h, len(b), self.iterations)
+                    pseudo = self._solve_impulses(contacts, rows, h)
                 else:
-                    omega = penalty.frequency(np.minimum(
-                        b.half_extents[contacts.a].min(axis=1),
-                        b.half_extents[contacts.b].min(axis=1)), gravity)
-                    apply_impulses(contacts, velocity6, *penalty.spring_impulses(
-                        contacts, velocity6, b.inverse_mass, omega, h))
-            b.velocity[awake] = velocity6[awake, :3]
-            b.angular_velocity[awake] = velocity6[awake, 3:]
-            self._integrate_positions(awake, h * self._first_contact(awake, rotations, h), pseudo)
+                    self._apply_springs(contacts, rows, h)
+            self._push_out_work += integrate_positions(
+                b.position, b.orientation, b.velocity, b.angular_velocity, b.inertia,
+                b.inverse_inertia, b.mass, awake, h * self._first_contact(awake, rotations, h),
+                pseudo[0], pseudo[1], self.gravity)
             self._set_kinematic_poses(target)
             rotations = b.rotations()
-            self._contacts = contacts
-            self._record(contacts)
+            self._record(contacts, rows)
         self._finish_frame(frame_time)
+
+    def _solve_impulses(self, contacts: Manifolds, rows: np.ndarray, h: float):
+        """Sequential impulses on contact rows `rows`: targets, warm start, the pressing sweeps
+        with friction, the bounce sweeps, then the split-impulse push-out; returns its
+        pseudo-velocities."""
+        b, m = self.bodies, contacts
+        solve_impulse.set_targets(m, rows, b.velocity, b.angular_velocity, h, self.gravity,
+                                  b.dynamic)
+        apply_impulses(rows, m.a, m.b, m.points, m.normal_response, m.friction_response,
+                       m.normal_impulse, m.friction_impulse, b.velocity, b.angular_velocity)
+        solve_impulse.solve(m, rows, b.velocity, b.angular_velocity, self.iterations)
+        solve_impulse.restitute(m, rows, b.velocity, b.angular_velocity, self.iterations)
+        solve_impulse.remember_incoming(rows, m.points, m.separation, m.slop, m.normal_impulse,
+                                        m.incoming)
+        pseudo = solve_impulse.push_out(m, rows, h, len(b), self.iterations)
+        return _NO_PUSH if pseudo is None else pseudo
+
+    def _apply_springs(self, contacts: Manifolds, rows: np.ndarray, h: float) -> None:
+        """The penalty method: spring-damper impulses over the substep."""
+        b = self.bodies
+        omega = penalty.frequency(np.minimum(b.half_extents[contacts.a].min(axis=1),
+                                             b.half_extents[contacts.b].min(axis=1)), self._g)
+        penalty.apply_springs(contacts, rows, b.velocity, b.angular_velocity, b.inverse_mass,
+                              omega, h)
 
     def _first_contact(self, awake: np.ndarray, rotations: np.ndarray, h: float) -> np.ndarray:
         """(N,) fraction of the substep each body may move (continuous collision).
@@ -193,11 +218,12 @@ class World:
         radius = np.linalg.norm(b.half_extents, axis=1) + np.linalg.norm(b.com_offset, axis=1)
         travel = (np.linalg.norm(b.velocity, axis=1)
                   + np.linalg.norm(b.angular_velocity, axis=1) * radius) * h
-        fast = np.zeros(len(b), dtype=bool)
-        fast[awake] = travel[awake] > CCD_FRACTION * b.half_extents[awake].min(axis=1)
+        fast = awake & (travel > CCD_FRACTION * b.half_extents.min(axis=1))
+        if not fast.any():
+            return fraction
         pairs = self._pairs[fast[self._pairs[:, 0]] | fast[self._pairs[:, 1]]]
         if not len(pairs):
-            return fraction[awake]
+            return fraction
         offset = np.einsum("nij,nj->ni", rotations, b.com_offset)
         toi = time_of_impact_batch(b.shape, b.position - offset, b.orientation, b.half_extents,
                                    b.velocity - np.cross(b.angular_velocity, offset),
@@ -206,24 +232,7 @@ class World:
         toi = np.where(toi > 0.0, toi, np.inf)
         for column in (0, 1):
             np.minimum.at(fraction, pairs[:, column], np.minimum(toi / h, 1.0))
-        return np.where(fast, fraction, 1.0)[awake]
-
-    def _integrate_positions(self, awake: np.ndarray, h, pseudo) -> None:
-        """x += h v and the momentum-keeping rotation for awake dynamic bodies (h per body),
-        plus the split-impulse push-out (pseudo-velocities), which moves them without any
-        momentum: ω turns with the body, so its kinetic energy stays exactly what it was."""
-        b = self.bodies
-        b.position[awake] += h[:, None] * b.velocity[awake]
-        if pseudo is not None:
-            lift = h[:, None] * pseudo[awake, :3]
-            b.position[awake] += lift
-            self._push_out_work -= float(np.sum(b.mass[awake] * (lift @ self.gravity)))
-            b.orientation[awake] = quaternion.integrate(b.orientation[awake], pseudo[awake, 3:], h)
-            turn = quaternion.integrate(quaternion.identity(len(awake)), pseudo[awake, 3:], h)
-            b.angular_velocity[awake] = quaternion.rotate(turn, b.angular_velocity[awake])
-        b.orientation[awake], b.angular_velocity[awake] = rotate_keeping_momentum(
-            b.orientation[awake], b.angular_velocity[awake], b.inertia[awake],
-            b.inverse_inertia[awake], h)
+        return np.where(fast, fraction, 1.0)
 
     def _kinematic_targets(self, frame: float):
         """(bodies, COM positions, orientations) of the kinematic bodies on their paths."""
@@ -249,42 +258,98 @@ class World:
         self.bodies.orientation[rows] = q
 
     # ------------------------------------------------------------------ contacts
-    def _find_contacts(self, rotations: np.ndarray, h: float, decide_sleep: bool):
-        """The substep's manifolds, with speculative points for gaps the pair may close in h;
-        at a frame's first substep, also decide which islands sleep."""
+    def _contacts_now(self, rotations: np.ndarray, h: float, remaining: float,
+                      frame_start: bool):
+        """(contact rows, rows to solve) for this substep.
+
+        At a frame's start, and whenever a body leaves the room its pairs were found for, the
+        broad phase finds the pairs that may meet in the rest of the frame and the narrow phase
+        collides them. In the other substeps a pair that moved less than its slop since it
+        last collided only has its points carried with the bodies and its separations
+        refreshed; the others collide again. At a frame's start, also decide which islands
+        sleep.
+        """
         b = self.bodies
-        radius = np.linalg.norm(b.half_extents, axis=1) + np.linalg.norm(b.com_offset, axis=1)
-        spin = np.linalg.norm(b.angular_velocity, axis=1) * radius * h
-        fall = float(np.linalg.norm(self.gravity)) * h * h
-        speculative = np.minimum(SPECULATIVE_DISTANCE, 0.25 * b.half_extents.min(axis=1))
-        reach = np.linalg.norm(b.velocity, axis=1) * h + spin + fall + speculative
-        centres = b.shape_centers(rotations)
-        lo, hi = aabbs(centres, rotations, b.half_extents, b.shape)
-        movable = b.dynamic if decide_sleep else self._awake
-        pairs = sweep_and_prune(lo - reach[:, None], hi + reach[:, None], movable)
-        self._pairs = pairs
+        m = self._contacts
+        if m is None or frame_start or self._escaped(h):
+            m = self._collide_frame(rotations, h, remaining)
+        else:
+            stale = refresh(m.a, m.b, b.shape, b.position, b.orientation, b.com_offset,
+                            self._radius, m.slop, m.points, m.normal, m.point, m.anchor_a,
+                            m.anchor_b, m.base, m.separation, m.relative, m.orientation_a,
+                            m.orientation_b)
+            rows = np.flatnonzero(stale)
+            if len(rows):
+                self._collide_rows(m, rows, rotations, h)
+        held = m.points > 0
+        if frame_start:
+            self._update_sleep(m.a[held], m.b[held])
+        else:
+            self._wake_touched(m.a[held], m.b[held])
+        awake = self._awake
+        active = held & (awake[m.a] | awake[m.b])
+        m.mark_isolated(active, awake)
+        return m, np.flatnonzero(active)
+
+    def _reach(self, duration: float) -> np.ndarray:
+        """(N,) how far each body may move in `duration` at its current speed and spin, plus
+        a fall from rest and its speculative distance."""
+        b = self.bodies
+        spin = np.linalg.norm(b.angular_velocity, axis=1) * self._radius
+        return ((np.linalg.norm(b.velocity, axis=1) + spin) * duration
+                + self._g * duration * duration + self._speculative())
+
+    def _speculative(self) -> np.ndarray:
+        """(N,) the speculative distance of each body (capped for tiny bodies)."""
+        return np.minimum(SPECULATIVE_DISTANCE, 0.25 * self.bodies.half_extents.min(axis=1))
+
+    def _collide_frame(self, rotations: np.ndarray, h: float, remaining: float) -> Manifolds:
+        """New contact rows for every pair whose boxes, grown by what each body may move in
+        the `remaining` time of the frame, overlap; collided now, warm-started from the old."""
+        b = self.bodies
+        reach = self._reach(remaining)
+        lo, hi = aabbs(b.shape_centers(rotations), rotations, b.half_extents, b.shape)
+        pairs = sweep_and_prune(lo - reach[:, None], hi + reach[:, None], b.dynamic)
+        m = new_manifolds(pairs, b, self.restitution_combine, self.friction_combine,
+                          self._slop())
+        self._collide_rows(m, np.arange(len(pairs)), rotations, h)
+        if self._contacts is not None and len(self._contacts) and len(m):
+            warm_start(m, self._contacts, len(b))
+        self._contacts, self._pairs = m, pairs
+        self._room = (b.position.copy(), b.orientation.copy(), reach)
+        return m
+
+    def _escaped(self, h: float) -> bool:
+        """Whether a moving body could leave, within this substep, the room (its box grown by
+        its reach) its pairs were found for."""
+        b = self.bodies
+        moving = self._awake | (b.kind == KINDS["kinematic"])
+        return bool(escaped(b.position, b.orientation, b.velocity, b.angular_velocity,
+                            self._radius, moving, *self._room, self._reach(h)))
+
+    def _collide_rows(self, m: Manifolds, rows: np.ndarray, rotations: np.ndarray,
+                      h: float) -> None:
+        """The narrow phase on rows `rows`: their points, with speculative points for gaps the
+        pair could close in h."""
+        b = self.bodies
+        pairs = m.pairs[rows]
         i, j = pairs[:, 0], pairs[:, 1]
+        spin = np.linalg.norm(b.angular_velocity, axis=1) * self._radius * h
+        speculative = self._speculative()
         margin = (np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * h + spin[i] + spin[j]
-                  + fall + speculative[i] + speculative[j])
-        found = find_contacts(b.shape, centres, rotations, b.half_extents, pairs,
-                              margin=float(margin.max(initial=0.0)))
+                  + self._g * h * h + speculative[i] + speculative[j])
+        found = find_contacts(b.shape, b.shape_centers(rotations), rotations, b.half_extents,
+                              pairs, margin=float(margin.max(initial=0.0)))
         keys = i * len(b) + j
         found = _select(found, found.depth >= -margin[np.searchsorted(keys, found.a * len(b)
                                                                       + found.b)])
-        if decide_sleep:
-            self._update_sleep(found)
-        else:
-            self._wake_touched(found)
-        awake = self._awake
-        found = _select(found, awake[found.a] | awake[found.b])
-        return build_manifolds(found, b, awake, self._contacts,
-                               self.restitution_combine, self.friction_combine, self._slop())
+        fill(m, rows, found, b)
 
     def _slop(self) -> np.ndarray:
         """(N,) penetration each body tolerates without push-out (less for tiny bodies)."""
         return np.minimum(LINEAR_SLOP, 0.02 * self.bodies.half_extents.min(axis=1))
 
-    def _update_sleep(self, found) -> None:
+    def _update_sleep(self, a: np.ndarray, b_: np.ndarray) -> None:
         """Decide, per island, who is simulated this frame; sleeping bodies stand still."""
         b = self.bodies
         dynamic = b.dynamic
@@ -294,30 +359,29 @@ class World:
         moving = ~dynamic & (b.kind != STATIC) & (
             np.linalg.norm(b.velocity, axis=1) + np.linalg.norm(b.angular_velocity, axis=1) > 0)
         pushed = np.zeros(len(b), dtype=bool)
-        pushed[found.a[moving[found.b]]] = True
-        pushed[found.b[moving[found.a]]] = True
+        pushed[a[moving[b_]]] = True
+        pushed[b_[moving[a]]] = True
         b.rest_time[pushed] = 0.0
-        self._awake = sleep.awake_bodies(b.rest_time, dynamic, found.a, found.b)
+        self._awake = sleep.awake_bodies(b.rest_time, dynamic, a, b_)
         asleep = dynamic & ~self._awake
         b.velocity[asleep] = 0.0
         b.angular_velocity[asleep] = 0.0
 
-    def _record(self, contacts) -> None:
+    def _record(self, contacts: Manifolds, rows: np.ndarray) -> None:
         """Fold a substep's contacts into the frame's statistics (peak count, deepest point)."""
-        if len(contacts):
-            touching = contacts.mask & ((contacts.normal_impulse > 0.0)
-                                        | (contacts.separation <= 0.0))
+        if len(rows):
+            mask = contacts.mask[rows]
+            separation = contacts.separation[rows]
+            touching = mask & ((contacts.normal_impulse[rows] > 0.0) | (separation <= 0.0))
             self._contact_count = max(self._contact_count, int(np.count_nonzero(touching)))
-            self._max_penetration = max(self._max_penetration,
-                                        float(-contacts.separation[contacts.mask].min()))
+            self._max_penetration = max(self._max_penetration, float(-separation[mask].min()))
 
-    def _wake_touched(self, found) -> None:
+    def _wake_touched(self, a: np.ndarray, b_: np.ndarray) -> None:
         """Between sleep decisions, a sleeping body that an awake one touches wakes at once
         (its own sleeping neighbours follow at the next substep)."""
         b, awake = self.bodies, self._awake
         sleeping = b.dynamic & ~awake
-        touched = np.concatenate([found.a[sleeping[found.a] & awake[found.b]],
-                                  found.b[sleeping[found.b] & awake[found.a]]])
+        touched = np.concatenate([a[sleeping[a] & awake[b_]], b_[sleeping[b_] & awake[a]]])
         awake[touched] = True
         b.rest_time[touched] = 0.0
 
@@ -373,3 +437,20 @@ def _select(found: Contacts, keep: np.ndarray) -> Contacts:
     """The contacts where `keep` is True."""
     return Contacts(found.a[keep], found.b[keep], found.point[keep], found.normal[keep],
                     found.depth[keep], found.feature[keep])
+
+
+@njit(cache=True)
+def escaped(position, orientation, velocity, angular_velocity, radius, moving, start_position,
+            start_orientation, reach, step_reach) -> bool:
+    """Whether a moving body, having moved (translation plus turn angle times radius) since the
+    pairs were found, could now move beyond its reach then within one more step."""
+    for i in range(len(position)):
+        if not moving[i]:
+            continue
+        moved = 0.0
+        for k in range(3):
+            moved += (position[i, k] - start_position[i, k]) ** 2
+        moved = np.sqrt(moved) + turned(orientation[i], start_orientation[i]) * radius[i]
+        if moved + step_reach[i] > reach[i]:
+            return True
+    return False

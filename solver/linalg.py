@@ -1,0 +1,138 @@
+"""Small compiled helpers for the kernels: quaternion turns, 3×3 products and the pseudo-inverse
+of a manifold's 4×4 normal block (numba has no LAPACK without scipy, which Blender lacks).
+
+Quaternions are (w, x, y, z) rows of a float64 array; rotation matrices have the body axes as
+columns, as in quaternion.py.
+"""
+
+import numpy as np
+from numba import njit
+
+# Jacobi sweeps for a 4×4 symmetric matrix: it converges quadratically, so a handful of sweeps
+# reach rounding; the loop stops earlier once the off-diagonal part is negligible.
+_JACOBI_SWEEPS = 12
+
+
+@njit(cache=True)
+def to_matrix(q: np.ndarray, out: np.ndarray) -> None:
+    """Write the rotation matrix of the unit quaternion q (4,) into out (3, 3)."""
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    out[0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    out[0, 1] = 2.0 * (x * y - w * z)
+    out[0, 2] = 2.0 * (x * z + w * y)
+    out[1, 0] = 2.0 * (x * y + w * z)
+    out[1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    out[1, 2] = 2.0 * (y * z - w * x)
+    out[2, 0] = 2.0 * (x * z - w * y)
+    out[2, 1] = 2.0 * (y * z + w * x)
+    out[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+
+
+@njit(cache=True)
+def turn(q: np.ndarray, wx: float, wy: float, wz: float, dt: float) -> None:
+    """q <- exp(ω dt / 2) ⊗ q, renormalised: a world angular velocity held for dt (exact for a
+    fixed axis, as quaternion.integrate)."""
+    rate = np.sqrt(wx * wx + wy * wy + wz * wz)
+    half = 0.5 * rate * dt
+    s = np.sin(half) / rate if rate > 0.0 else 0.0
+    pw, px, py, pz = np.cos(half), s * wx, s * wy, s * wz
+    qw, qx, qy, qz = q[0], q[1], q[2], q[3]
+    rw = pw * qw - px * qx - py * qy - pz * qz
+    rx = pw * qx + px * qw + py * qz - pz * qy
+    ry = pw * qy - px * qz + py * qw + pz * qx
+    rz = pw * qz + px * qy - py * qx + pz * qw
+    norm = np.sqrt(rw * rw + rx * rx + ry * ry + rz * rz)
+    if norm > 0.0:
+        q[0], q[1], q[2], q[3] = rw / norm, rx / norm, ry / norm, rz / norm
+    else:
+        q[0], q[1], q[2], q[3] = 1.0, 0.0, 0.0, 0.0
+
+
+@njit(cache=True)
+def rotate_vector(q: np.ndarray, v: np.ndarray) -> None:
+    """v <- q v q* in place (v (3,))."""
+    ux, uy, uz, w = q[1], q[2], q[3], q[0]
+    tx = 2.0 * (uy * v[2] - uz * v[1])
+    ty = 2.0 * (uz * v[0] - ux * v[2])
+    tz = 2.0 * (ux * v[1] - uy * v[0])
+    x = v[0] + w * tx + (uy * tz - uz * ty)
+    y = v[1] + w * ty + (uz * tx - ux * tz)
+    z = v[2] + w * tz + (ux * ty - uy * tx)
+    v[0], v[1], v[2] = x, y, z
+
+
+@njit(cache=True)
+def times(matrix: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """matrix (3, 3) @ v (3,), without BLAS (numba's @ needs scipy)."""
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = matrix[i, 0] * v[0] + matrix[i, 1] * v[1] + matrix[i, 2] * v[2]
+    return out
+
+
+@njit(cache=True)
+def norm(v: np.ndarray) -> float:
+    """|v| of a 3-vector."""
+    return np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+
+
+@njit(cache=True)
+def sandwich(rotation: np.ndarray, body: np.ndarray, out: np.ndarray) -> None:
+    """out = R B Rᵀ (a body-frame tensor in world axes), all (3, 3)."""
+    for i in range(3):
+        for j in range(3):
+            total = 0.0
+            for k in range(3):
+                for m in range(3):
+                    total += rotation[i, k] * body[k, m] * rotation[j, m]
+            out[i, j] = total
+
+
+@njit(cache=True)
+def pseudo_inverse(block: np.ndarray, held: np.ndarray, cutoff: float, out: np.ndarray,
+                   work: np.ndarray, vectors: np.ndarray) -> None:
+    """out (4, 4) = pseudo-inverse of the symmetric block restricted to the `held` points (zero
+    rows and columns elsewhere); eigenvalues at most `cutoff` times the largest count as zero.
+    work and vectors are (4, 4) scratch. Cyclic Jacobi rotations diagonalise the block."""
+    size = block.shape[0]
+    for i in range(size):
+        for j in range(size):
+            work[i, j] = block[i, j] if held[i] and held[j] else 0.0
+            vectors[i, j] = 1.0 if i == j else 0.0
+    for _ in range(_JACOBI_SWEEPS):
+        off, diag = 0.0, 0.0
+        for i in range(size):
+            diag += work[i, i] * work[i, i]
+            for j in range(i + 1, size):
+                off += work[i, j] * work[i, j]
+        if off <= 1e-34 * diag:
+            break
+        for p in range(size):
+            for r in range(p + 1, size):
+                if work[p, r] == 0.0:
+                    continue
+                theta = (work[r, r] - work[p, p]) / (2.0 * work[p, r])
+                t = (1.0 if theta >= 0.0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
+                c = 1.0 / np.sqrt(t * t + 1.0)
+                s = t * c
+                for k in range(size):
+                    kp, kr = work[k, p], work[k, r]
+                    work[k, p], work[k, r] = c * kp - s * kr, s * kp + c * kr
+                for k in range(size):
+                    pk, rk = work[p, k], work[r, k]
+                    work[p, k], work[r, k] = c * pk - s * rk, s * pk + c * rk
+                for k in range(size):
+                    kp, kr = vectors[k, p], vectors[k, r]
+                    vectors[k, p], vectors[k, r] = c * kp - s * kr, s * kp + c * kr
+    largest = 0.0
+    for k in range(size):
+        largest = max(largest, work[k, k])
+    for i in range(size):
+        for j in range(size):
+            out[i, j] = 0.0
+    for k in range(size):
+        value = work[k, k]
+        if value > cutoff * largest and value > 0.0:
+            for i in range(size):
+                for j in range(size):
+                    out[i, j] += vectors[i, k] * vectors[j, k] / value
