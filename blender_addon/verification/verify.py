@@ -120,6 +120,9 @@ NOTES = (
     "measured, not judged.",
     "Error: |value - closed form| in the row's unit, or divided by the closed form where the "
     "error kind is relative; rows outside Impulse's tolerance are red.",
+    "The built-in world can give different results for identical runs in one session (measured: "
+    "Newton's cradle, last ball at 1.0 or 1.175 times the first ball's speed): its columns are "
+    "one sample.",
 )
 
 
