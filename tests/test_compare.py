@@ -157,7 +157,7 @@ def test_compare_command_line(impulse, scene, tmp_path, capsys):
          "--output", str(output)], [])
     captured = capsys.readouterr()
     lines = [line for line in (captured.out + captured.err).splitlines()
-             if line.startswith("impulse_bake:")]
+             if line.startswith("impulse_bake: [")]  # one line per file, in order
 
     assert code == 1
     assert len(lines) == 3
