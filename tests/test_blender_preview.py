@@ -54,7 +54,9 @@ def balls(scene):
 
 
 def settle(preview, scene) -> None:
-    """Drive the timer's function (as Blender's timer would) until the preview is ready."""
+    """Drive the timer's function (as Blender's timer would) until the preview is ready; the
+    first call comes a poll interval after the change, so the timer compares the settings."""
+    time.sleep(preview.POLL_SECONDS)
     delay = preview.tick()
     while not preview.ready(scene) and not preview.failed(scene):
         time.sleep(delay or 0.0)
@@ -148,6 +150,7 @@ def test_errors_show_in_the_status_line_and_handlers_do_not_raise(scene, balls, 
     a, b = balls
     preview.start(scene)
     a.impulse.body_type = b.impulse.body_type = "PASSIVE"
+    time.sleep(preview.POLL_SECONDS)
     delay = preview.tick()
     while not preview.failed(scene):
         time.sleep(delay or 0.0)
@@ -161,7 +164,7 @@ def test_errors_show_in_the_status_line_and_handlers_do_not_raise(scene, balls, 
     preview.stop(scene)
 
 
-def test_the_toggle_and_the_handlers_come_and_go_with_the_extension(scene, balls, preview):
+def test_the_button_toggles_the_preview_and_the_handlers_are_installed(scene, balls, preview):
     handlers = bpy.app.handlers
     names = {f.__name__ for f in handlers.frame_change_post + handlers.depsgraph_update_post}
     assert {"_frame_changed", "_depsgraph_updated"} <= names
