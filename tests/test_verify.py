@@ -143,7 +143,7 @@ def test_outputs_table_json_csv_png_and_report_page(impulse, verification, tmp_p
     by_title = {p["title"]: p for p in panels}
     assert set(by_title) == {row["scene"] for row in result.rows}
     for panel in panels:
-        assert panel["xlabel"] == "time (s)"
+        assert panel["xlabel"] == "time (s)" and panel["fits"], panel
         assert re.search(r"\((m|m/s|J|rad/s)\)$", panel["ylabel"]), panel["ylabel"]
         assert panel["legend"] == panel["lines"]
         assert {"Impulse", "built-in (Bullet)"} <= set(panel["lines"])
@@ -164,6 +164,18 @@ def test_outputs_table_json_csv_png_and_report_page(impulse, verification, tmp_p
     assert len(page.images) == 2
     assert all(src.startswith("data:image/png;base64,") for src, _ in page.images)
     assert "stack of 10: x time (s), y top box's distance from its start (m)" in page.images[1][1]
+
+
+def test_long_labels_are_fitted_to_their_panel(impulse, tmp_path):
+    charts = impulse.blender_addon.verification.charts
+    t = np.linspace(0, 1, 25)
+    long = charts.Panel("a scene whose name is far too long for one small panel title", t,
+                        {"impulse": t}, "time (s)", "a quantity with a very long name that "
+                        "would run off the panel (m)", "m")
+    path = charts.curve_chart([long, long], tmp_path / "long.png", "long labels", columns=2)
+    panels = json.loads(charts.read_metadata(path)["Impulse axes"])
+    assert [p["fits"] for p in panels] == [True, True]
+    assert panels[0]["legend"] == ["Impulse"]  # no closed form, no built-in: none in the legend
 
 
 def test_chart_ranges_show_a_settle_as_a_settle(impulse):

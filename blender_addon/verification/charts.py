@@ -91,18 +91,24 @@ def _figure(width: float, height: float,
 
 
 def _describe(figure) -> list[dict]:
-    """What each drawn panel shows, read back from matplotlib (not from our inputs)."""
+    """What each drawn panel shows, read back from matplotlib (not from our inputs), and whether
+    its title and y label fit the panel."""
     panels = []
+    renderer = figure.canvas.get_renderer()
     for axes in figure.axes:
         if not axes.get_visible():
             continue
         legend = axes.get_legend()
+        box = axes.get_window_extent(renderer)
         panels.append({
             "title": axes.get_title(), "xlabel": axes.get_xlabel(), "ylabel": axes.get_ylabel(),
             "ylim": [float(v) for v in axes.get_ylim()],
             "lines": [line.get_label() for line in axes.get_lines()
                       if not line.get_label().startswith("_")],
             "legend": [text.get_text() for text in legend.get_texts()] if legend else [],
+            "fits": bool(axes.title.get_window_extent(renderer).width <= box.width + 0.5
+                         and axes.yaxis.label.get_window_extent(renderer).height
+                         <= box.height + 0.5),
         })
     return panels
 
@@ -130,6 +136,25 @@ def _gap(curves: dict[str, np.ndarray], key: str) -> float:
         return math.nan
     difference = np.abs(np.asarray(values, float) - np.asarray(reference, float))
     return float(np.nanmax(difference)) if np.isfinite(difference).any() else math.nan
+
+
+def _fit(text, room: float, renderer) -> None:
+    """Make a label no longer than `room` pixels (labels that fit): a smaller font, down to
+    6.5 pt, then the words on two lines."""
+    start, words = text.get_fontsize(), text.get_text().split(" ")
+    vertical = text.get_rotation() % 180 == 90
+    middle = (len(words) + 1) // 2
+    for lines in (text.get_text(), " ".join(words[:middle]) + "\n" + " ".join(words[middle:])):
+        text.set_text(lines)
+        size = start
+        while True:
+            text.set_fontsize(size)
+            extent = text.get_window_extent(renderer)
+            if (extent.height if vertical else extent.width) <= room:
+                return
+            if size <= 6.5:
+                break
+            size -= 0.5
 
 
 def _draw_panel(axes, panel: Panel) -> None:
@@ -179,9 +204,15 @@ def curve_chart(panels: Sequence[Panel], path: Path, title: str, columns: int = 
         "left": left / width, "right": 1 - right / width, "top": 1 - top / height,
         "bottom": bottom / height, "wspace": gap_x / (cell_width - gap_x),
         "hspace": gap_y / (cell_height - gap_y)})
+    renderer = figure.canvas.get_renderer()
     for index, axes in enumerate(grid.ravel()):
         if index < len(panels):
             _draw_panel(axes, panels[index])
+            box = axes.get_window_extent(renderer)
+            _fit(axes.title, box.width, renderer)
+            _fit(axes.yaxis.label, box.height, renderer)
+            for note in axes.texts:  # may reach into the gap to the next panel
+                _fit(note, box.width + gap_x * figure.dpi, renderer)
         else:
             axes.set_visible(False)
     return _save(figure, path, title)
