@@ -164,7 +164,7 @@ def test_errors_show_in_the_status_line_and_handlers_do_not_raise(scene, balls, 
     preview.stop(scene)
 
 
-def test_the_button_toggles_the_preview_and_the_handlers_are_installed(scene, balls, preview):
+def test_the_button_toggles_the_preview_and_a_file_load_ends_it(scene, balls, preview):
     handlers = bpy.app.handlers
     names = {f.__name__ for f in handlers.frame_change_post + handlers.depsgraph_update_post}
     assert {"_frame_changed", "_depsgraph_updated"} <= names
@@ -172,3 +172,6 @@ def test_the_button_toggles_the_preview_and_the_handlers_are_installed(scene, ba
     assert preview.running(scene)
     assert bpy.ops.impulse.live_preview() == {"FINISHED"}
     assert not preview.running(scene)
+    assert bpy.ops.impulse.live_preview() == {"FINISHED"}
+    bpy.ops.wm.read_homefile(use_empty=True)  # loading a file ends every preview
+    assert not preview.running(bpy.context.scene)
