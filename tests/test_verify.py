@@ -158,9 +158,14 @@ def test_outputs_table_json_csv_png_and_report_page(impulse, verification, tmp_p
     # axis descriptions.
     page = _Page()
     page.feed((tmp_path / "report.html").read_text(encoding="utf-8"))
-    assert page.rows[0][:5] == ["scene", "quantity", "unit", "closed form", "Impulse"]
-    assert [r[:2] for r in page.rows[1:]] == [[r["scene"], r["quantity"]] for r in result.rows]
-    assert page.failed[1:] == [not r["impulse_ok"] for r in result.rows]
+    checks, settings = page.rows[:len(result.rows) + 1], page.rows[len(result.rows) + 1:]
+    assert checks[0][:5] == ["scene", "quantity", "unit", "closed form", "Impulse"]
+    assert [r[:2] for r in checks[1:]] == [[r["scene"], r["quantity"]] for r in result.rows]
+    assert page.failed[1:len(checks)] == [not r["impulse_ok"] for r in result.rows]
+    assert settings[0] == ["scene", "bodies", "frames", "fps", "substeps", "iterations",
+                           "gravity"]
+    assert ["stack of 10", "10 moving, 1 fixed", "240", "24", "10", "10", "-9.81 m/s² (z)"] in (
+        settings)
     assert len(page.images) == 2
     assert all(src.startswith("data:image/png;base64,") for src, _ in page.images)
     assert "stack of 10: x time (s), y top box's distance from its start (m)" in page.images[1][1]

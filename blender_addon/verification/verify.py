@@ -8,7 +8,7 @@ built-in is measured, not judged: the tolerances are Impulse's.
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import bpy
@@ -51,6 +51,7 @@ class Verification:
     panels: list[charts.Panel]  # curves per scene for the chart
     failures: list[str]  # scenes that could not be built or run
     seconds: float
+    scenes: list[dict] = field(default_factory=list)  # per scene run: bodies and settings
 
     @property
     def passed(self) -> int:
@@ -75,6 +76,19 @@ def _rows(scene: Canonical, impulse_run, builtin_run) -> list[dict]:
             "impulse_ok": check.error(impulse_value) <= check.tolerance,
         })
     return rows
+
+
+SETTINGS = ("scene", "bodies", "frames", "fps", "substeps", "iterations", "gravity")
+
+
+def _settings(scene: Canonical) -> dict:
+    """What both engines were given, for the report's settings table."""
+    s = scene.settings
+    moving = sum(body.kind == "dynamic" for body in scene.bodies)
+    return {"scene": scene.name, "bodies": f"{moving} moving, {len(scene.bodies) - moving} fixed",
+            "frames": s.frames, "fps": s.fps, "substeps": s.substeps, "iterations": s.iterations,
+            "gravity": "off" if not any(s.gravity) else f"{s.gravity[2]:g} m/s² (z)"
+            if not any(s.gravity[:2]) else str(s.gravity)}
 
 
 def _panel(scene: Canonical, impulse_run, builtin_run) -> charts.Panel:
@@ -104,6 +118,7 @@ def verify(scenes: list[Canonical] | None = None,
             result.failures.append(line)
         else:
             result.rows += rows
+            result.scenes.append(_settings(scene))
             result.panels.append(_panel(scene, impulse_run, builtin_run))
             line = scene.name + ": " + "; ".join(
                 f"{r['quantity']} {r['closed_form']:.4g} | Impulse {r['impulse']:.4g} | "
@@ -132,7 +147,7 @@ def write_outputs(result: Verification, directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     files = [
         report.write_json(result.rows, directory / "verify.json", summary=result.summary(),
-                          failures=result.failures),
+                          failures=result.failures, scenes=result.scenes),
         report.write_csv(result.rows, directory / "verify.csv"),
     ]
     if result.rows:
@@ -144,9 +159,12 @@ def write_outputs(result: Verification, directory: Path) -> list[Path]:
     section = report_html.Section(
         "Closed-form checks", result.rows, report.COLUMNS, [*result.failures, *NOTES],
         [f for f in files if f.suffix == ".png"], [not r["impulse_ok"] for r in result.rows])
+    scenes = report_html.Section("What each scene gives both engines", result.scenes, SETTINGS,
+                                 ["Built-in: Blender's rigid body world on a temporary scene, "
+                                  "damping zero, the same substeps and iterations."])
     files.append(report_html.write_page(
         directory / "report.html", "Impulse verification",
-        f"{result.summary()} · Blender {bpy.app.version_string}", [section]))
+        f"{result.summary()} · Blender {bpy.app.version_string}", [section, scenes]))
     return files
 
 
