@@ -2,11 +2,14 @@
 
     python batch.py [--install ZIP] [--user-resources DIR] bake FILE.blend ... [--output DIR]
     python batch.py [--install ZIP] demo [--output DIR]
+    python batch.py bake FILE.blend ... --output DIR --scheduler tcp://HOST:8786  (a Dask farm)
 
 Same subcommands and exit codes as `blender --command impulse_bake ...`. Blender's user folder
 (where the extension is installed) is BLENDER_USER_RESOURCES if set, else out/blender-user, so a
 user's own Blender is never touched; it must be chosen before bpy is imported. --install puts a
-built zip (python build.py) there first; later runs reuse it.
+built zip (python build.py) there first; later runs reuse it. A --scheduler bake needs
+dask[distributed] in this Python (Blender does not bundle it); its workers may run this script
+too (IMPULSE_BATCH=/path/to/batch.py dask worker tcp://HOST:8786).
 """
 
 import argparse

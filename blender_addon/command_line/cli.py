@@ -7,6 +7,7 @@ all its modules when it is enabled, before any command runs).
 """
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -62,7 +63,15 @@ def main(argv: Sequence[str], launcher: Sequence[str]) -> int:
         args = parser().parse_args(list(argv))
     except SystemExit as stop:  # --help or a usage error: argparse already printed why
         return stop.code if isinstance(stop.code, int) else 2
-    return SUBCOMMANDS[args.subcommand].run(args, launcher)
+    try:
+        return SUBCOMMANDS[args.subcommand].run(args, launcher)
+    except KeyboardInterrupt:
+        print(f"{COMMAND}: interrupted", file=sys.stderr, flush=True)
+        return 130
+    except Exception as error:  # never a traceback: one line, and an exit code scripts can test
+        print(f"{COMMAND}: {args.subcommand} stopped: {type(error).__name__}: {error}",
+              file=sys.stderr, flush=True)
+        return 1
 
 
 def _blender_handler(argv: Sequence[str]) -> int:

@@ -15,7 +15,8 @@ import bpy
 
 from ..baking.job import BakeError, bake_scene
 from . import contact_sheet, demo
-from .bake_files import frame_range, statistics, write_json
+from .bake_files import frame_range
+from .reports import statistics, write_json
 
 SHEET_FRAMES = 6
 

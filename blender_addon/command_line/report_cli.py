@@ -13,9 +13,10 @@ import bpy
 
 from ..reading.bridge import BakeError
 from ..verification import report, verify
-from ..verification.compare import compare_scene, write_files
+from ..verification.compare import compare_scene, write_files, write_report
 from . import cli
-from .bake_files import add_file_arguments, open_blend
+from .bake_files import add_file_arguments, check_output, distinct_stems
+from .blend_io import open_blend
 
 
 def _configure_compare(parser: argparse.ArgumentParser) -> None:
@@ -24,28 +25,42 @@ def _configure_compare(parser: argparse.ArgumentParser) -> None:
                         help="keep the built-in world's default damping instead of zero")
 
 
-def _compare_one(source: Path, args: argparse.Namespace) -> str:
-    """Compare one file and write its outputs; raise BakeError with a readable reason."""
+def _compare_one(source: Path, stem: str, args: argparse.Namespace):
+    """Compare one file and write its outputs; return (comparison, its line)."""
     open_blend(source)
     start, end = args.frames if args.frames is not None else (None, None)
     comparison = compare_scene(bpy.context.scene, frame_start=start, frame_end=end,
                                blender_damping=args.blender_damping)
-    files = write_files(comparison, args.output, source.stem)
-    return f"{comparison.summary()} -> {', '.join(str(f) for f in files)}"
+    files = write_files(comparison, args.output, stem)
+    return comparison, f"{comparison.summary()} -> {', '.join(str(f) for f in files)}"
 
 
 def _run_compare(args: argparse.Namespace, _launcher: Sequence[str]) -> int:
-    failed = 0
-    for index, source in enumerate(args.files, start=1):
-        prefix = f"impulse_bake: [{index}/{len(args.files)}] {source.name}:"
+    problem = check_output(args.output)
+    if problem is not None:
+        print(f"impulse_bake: {problem}", file=sys.stderr, flush=True)
+        return 2
+    names = [source.name for source in args.files]
+    entries, failures = [], []
+    stems = distinct_stems(args.files, set(), args.output)
+    for index, (source, stem) in enumerate(zip(args.files, stems, strict=True), start=1):
+        name = source.name if names.count(source.name) == 1 else str(source.resolve())
+        prefix = f"impulse_bake: [{index}/{len(args.files)}] {name}:"
         try:
-            print(prefix, _compare_one(source, args), flush=True)
+            comparison, text = _compare_one(source, stem, args)
+            entries.append((name, comparison, stem))
+            print(prefix, text, flush=True)
         except Exception as error:  # one readable line per bad file, then the next file
-            failed += 1
-            reason = str(error) if isinstance(error, BakeError) else (
+            reason = str(error) if isinstance(error, (BakeError, OSError, RuntimeError)) else (
                 f"unexpected {type(error).__name__}: {error}")
-            print(prefix, reason, file=sys.stderr, flush=True)
-    return 1 if failed else 0
+            failures.append(f"{name}: {reason}")
+            print(prefix, reason, flush=True)
+    try:
+        write_report(entries, args.output, failures)
+    except (OSError, RuntimeError) as error:
+        print(f"impulse_bake: could not write report.html ({error})", flush=True)
+        return 1
+    return 1 if failures else 0
 
 
 def _configure_verify(parser: argparse.ArgumentParser) -> None:
@@ -65,7 +80,12 @@ def _run_verify(args: argparse.Namespace, _launcher: Sequence[str]) -> int:
     print(report.format_table(result.rows))
     for failure in result.failures:
         print(f"impulse_bake: {failure}", file=sys.stderr)
-    files = verify.write_outputs(result, args.output)
+    try:
+        files = verify.write_outputs(result, args.output)
+    except (OSError, RuntimeError) as error:
+        print(f"impulse_bake: could not write the outputs into {args.output} ({error})",
+              file=sys.stderr, flush=True)
+        return 1
     print(f"impulse_bake: {result.summary()} -> {', '.join(str(f) for f in files)}")
     return 1 if result.failures else 0
 
