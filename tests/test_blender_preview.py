@@ -124,6 +124,26 @@ def test_previewed_pose_is_what_bake_keys(scene, balls, preview):
         np.testing.assert_allclose(np.array(obj.matrix_world), matrix, atol=1e-5)
 
 
+def test_objects_parented_to_a_body_ride_along(scene, balls, preview):
+    _a, b = balls
+    bpy.ops.object.empty_add(location=(b.location.x, 0.0, 1.0))  # a label above B
+    label = bpy.context.active_object
+    label.parent = b
+    label.matrix_parent_inverse = b.matrix_world.inverted()
+    preview.start(scene)
+    settle(preview, scene)
+    scene.frame_set(LAST)
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    shown_b = b.evaluated_get(depsgraph).matrix_world.translation
+    shown_label = label.evaluated_get(depsgraph).matrix_world.translation
+    assert shown_b.x == pytest.approx(after_collision(1.0, 1.0, (LAST - 1) / 24.0)[1],
+                                      abs=TOLERANCE)
+    assert (shown_label - shown_b)[:] == pytest.approx((0.0, 0.0, 1.0), abs=1e-5)
+    preview.stop(scene)
+    assert tuple(label.evaluated_get(depsgraph).matrix_world.translation) == pytest.approx(
+        (2.0 * RADIUS + GAP, 0.0, 1.0))
+
+
 def test_moved_body_restarts_and_stop_shows_real_transforms(scene, balls, preview):
     a, b = balls
     preview.start(scene)

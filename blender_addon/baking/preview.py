@@ -47,6 +47,9 @@ class _Preview:
     frame_start: int = 0
     frame_end: int = 0
     names: list[str] = field(default_factory=list)  # keyed (dynamic) bodies
+    # Per keyed body: the objects that are no body and have it as nearest body ancestor; they
+    # ride along, as they will on the baked keys.
+    followers: dict[str, list[str]] = field(default_factory=dict)
     poses: list[np.ndarray] = field(default_factory=list)  # per frame: (bodies, 4, 4) world
     shown: dict[str, np.ndarray] = field(default_factory=dict)  # last matrix put on or seen
     posed: set[str] = field(default_factory=set)
@@ -268,7 +271,26 @@ def _pose(preview: _Preview, scene, depsgraph) -> None:
             obj.evaluated_get(depsgraph).matrix_world = Matrix(matrix.tolist())
             preview.shown[name] = matrix
             preview.posed.add(name)
+            moved = matrix @ np.linalg.inv(np.array(obj.matrix_world))
+            for follower in map(scene.objects.get, preview.followers.get(name, ())):
+                if follower is not None:
+                    carried = moved @ np.array(follower.matrix_world)
+                    follower.evaluated_get(depsgraph).matrix_world = Matrix(carried.tolist())
+                    preview.posed.add(follower.name)
     _see(preview, scene, depsgraph)
+
+
+def _followers(scene, names: list[str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {name: [] for name in names}
+    for obj in scene.objects:
+        if obj.impulse.enabled:
+            continue
+        parent = obj.parent
+        while parent is not None and not parent.impulse.enabled:
+            parent = parent.parent
+        if parent is not None and parent.name in out:
+            out[parent.name].append(obj.name)
+    return out
 
 
 def _see(preview: _Preview, scene, depsgraph) -> None:
@@ -292,6 +314,7 @@ def _begin(preview: _Preview, scene) -> None:
         _building = False
     dynamic = [link for link in job.links if link.kind == "dynamic"]
     preview.job, preview.names = job, [link.name for link in dynamic]
+    preview.followers = _followers(scene, preview.names)
     preview.frame_start, preview.frame_end = job.frame_start, job.frame_end
     preview.poses = []
     _record(preview, job)
