@@ -1,156 +1,363 @@
-"""Bake the pile scene to keyframes end to end: Impulse versus Blender's built-in route.
+"""Impulse's bake against Blender's built-in rigid body world, like for like. Numbers, not a test.
 
-N one-metre boxes in a grid 2 m above a static ground fall into a pile for 250 frames. Impulse:
-`bake_scene` (read the objects, simulate, write every key). Built-in: the rigid body world
-(Bullet, default settings, box shapes) simulates into its cache, then Object > Rigid Body >
-Bake to Keyframes writes the keys; that second step is what users wait for. Numbers, not a test:
+Both routes get the same bodies (benchmarks/scenes.py, and the bundled demo), frames, substeps and
+iterations, restitution and friction (multiplied per pair on both sides), BOX shapes, no damping,
+and sleeping (Impulse) / deactivation (built-in) on for both or off for both. Each number is the
+CPU time (time.process_time) of a fresh Blender process (the bpy module), median of --runs.
+Impulse runs the built zip installed as an extension, in a session that has baked once (kernels
+loaded from the JIT cache); the built-in gets initial velocities through two animated frames
+before its range (it has no initial-velocity setting). Also measured: the first-use compile (a
+new user folder) and the cold start of a new session with the cache present.
 
-    .venv/bin/python benchmarks/bake.py [--sizes 125 1000] [--frames 250]
+    .venv/bin/python benchmarks/bake.py [--quick] [--scenes demo pile64 ...] [--runs 3]
 """
 
 import argparse
-import importlib
+import json
 import os
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+STARTED = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
-os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp(prefix="impulse-bench-user-")
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-import bpy  # noqa: E402  (after BLENDER_USER_RESOURCES, so a user's Blender is never touched)
+import scenes  # noqa: E402  (benchmarks/ is on the path, above)
 
-import build  # noqa: E402
-
-SIZE = 1.0
-GAP = 0.2
-HEIGHT = 2.0
-
-
-def pile(count: int, frames: int) -> list[bpy.types.Object]:
-    """A fresh file with the ground and `count` boxes in a (near) cube grid; return the boxes."""
-    bpy.ops.wm.read_homefile(use_empty=True)  # keeps the window and screens bake_to_keyframes needs
-    scene = bpy.data.scenes[0]
-    scene.frame_start, scene.frame_end = 1, frames + 1
-    side = round(count ** (1 / 3))
-    pitch = SIZE + GAP
-    ground = bpy.data.objects.new("Ground", _box_mesh("Ground", (4 * side * pitch, 0.2)))
-    ground.location = (0.0, 0.0, -0.1)
-    scene.collection.objects.link(ground)
-    mesh = _box_mesh("Box", (SIZE, SIZE))
-    boxes = []
-    for i in range(count):
-        x, y, z = i % side, (i // side) % side, i // (side * side)
-        box = bpy.data.objects.new(f"Box.{i:04d}", mesh)
-        box.location = ((x - side / 2) * pitch, (y - side / 2) * pitch,
-                        HEIGHT + SIZE / 2 + z * pitch)
-        scene.collection.objects.link(box)
-        boxes.append(box)
-    return boxes
+EXTENSION = "bl_ext.user_default.impulse_bake"
+HANDOVER = 2  # animated frames that give the built-in world its initial velocities
+QUICK = ("demo", "stack10", "pile8", "pile64", "spin80")
+ALL = ("demo", "stack10", "jitter50", *(f"pile{n}" for n in scenes.PILE_SIZES),
+       "spin80", "burst500", "cluster60")
+TAG = "BENCH "  # a child's result line: TAG + JSON
 
 
-def _box_mesh(name: str, size: tuple[float, float]) -> bpy.types.Mesh:
-    """Box with square footprint size[0] and height size[1], centred on its origin."""
-    width, height = size
-    corners = [(sx * width / 2, sy * width / 2, sz * height / 2)
-               for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
-    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(corners, [], faces)
-    return mesh
+# --- children: each runs in its own fresh process (the bpy module) ---
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def impulse_seconds(bake_scene, count: int, frames: int) -> tuple[float, int]:
-    """Wall time of Impulse's whole bake; also the number of keyed F-curve points written."""
-    boxes = pile(count, frames)
-    for obj in (*boxes, bpy.data.objects["Ground"]):
-        obj.impulse.enabled = True
-    bpy.data.objects["Ground"].impulse.body_type = "PASSIVE"
-    scene = bpy.data.scenes[0]
-    started = time.perf_counter()
-    bake_scene(scene)
-    return time.perf_counter() - started, _key_count(boxes)
+def _emit(result: dict) -> None:
+    print(TAG + json.dumps(result), flush=True)
 
 
-def _view3d_override() -> dict:
+def _enable(archive: str | None = None):
+    """Install (if given) and enable Impulse; return its kernels module."""
+    import importlib
+
+    import bpy
+
+    if archive is not None:
+        done = bpy.ops.extensions.package_install_files(filepath=archive, repo="user_default",
+                                                        enable_on_install=True)
+        assert done == {"FINISHED"}, done
+    addon_utils = importlib.import_module("addon_utils")
+    if EXTENSION not in bpy.context.preferences.addons:
+        assert addon_utils.enable(EXTENSION) is not None, "Impulse is not installed"
+    return importlib.import_module(f"{EXTENSION}.blender_addon.baking.kernels")
+
+
+def _box_mesh(half, cache: dict):
+    import bpy
+
+    if half not in cache:
+        hx, hy, hz = half
+        corners = [(x * hx, y * hy, z * hz) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]
+        faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4),
+                 (1, 5, 7, 3)]
+        mesh = bpy.data.meshes.new("box")
+        mesh.from_pydata(corners, [], faces)
+        cache[half] = mesh
+    return cache[half]
+
+
+def build_scene(key: str):
+    """A fresh file holding scene `key` as Impulse bodies with the benchmark's settings."""
+    import bpy
+
+    bpy.ops.wm.read_homefile(use_empty=True)  # keeps the window bake_to_keyframes needs
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = scenes.FPS, 1.0
+    if key == "demo":
+        demo = __import__(f"{EXTENSION}.blender_addon.command_line.demo", fromlist=["build"])
+        demo.build(scene)
+    else:
+        spec = scenes.by_name()[key]
+        scene.frame_start, scene.frame_end = 1, 1 + spec.frames
+        meshes: dict = {}
+        for n, body in enumerate(spec.bodies):
+            obj = bpy.data.objects.new(f"Body.{n:04d}", _box_mesh(body.half, meshes))
+            obj.rotation_mode = "QUATERNION"
+            obj.location, obj.rotation_quaternion = body.position, body.orientation
+            scene.collection.objects.link(obj)
+            obj.impulse.enabled = True
+            obj.impulse.body_type = "PASSIVE" if body.static else "ACTIVE"
+            obj.impulse.initial_linear_velocity = body.velocity
+            obj.impulse.initial_angular_velocity = body.spin
+    settings = scene.impulse
+    settings.use_scene_range = True
+    settings.substeps, settings.iterations = scenes.SUBSTEPS, scenes.ITERATIONS
+    settings.method = "IMPULSE"
+    settings.restitution_combine = settings.friction_combine = "MULTIPLY"
+    for obj in scene.objects:
+        if obj.impulse.enabled:
+            obj.impulse.shape = "BOX"
+            obj.impulse.mass_mode, obj.impulse.density = "DENSITY", scenes.DENSITY
+            obj.impulse.restitution, obj.impulse.friction = scenes.RESTITUTION, scenes.FRICTION
+    return scene
+
+
+def _tiny_bake(job_module) -> None:
+    """Bake once in this session (the targets are for a session that has baked before)."""
+    scene = build_scene("spin80")
+    scene.frame_end = scene.frame_start + 2
+    job_module.bake_scene(scene)
+
+
+def child_impulse(key: str, sleeping: bool) -> None:
+    import importlib
+
+    _enable().make_ready()
+    job_module = importlib.import_module(f"{EXTENSION}.blender_addon.baking.job")
+    _tiny_bake(job_module)
+    scene = build_scene(key)
+    started = time.process_time()
+    job = job_module.BakeJob(scene)
+    job.world.sleeping = sleeping  # the extension has no setting for it: the World does
+    read = time.process_time()
+    while job.step():
+        pass
+    simulated = time.process_time()
+    report = job.finish()
+    done = time.process_time()
+    _emit({"bodies": report.bodies, "frames": report.frames, "read": read - started,
+           "simulate": simulated - read, "write": done - simulated, "bake": done - started,
+           "peak_mb": _peak_mb()})
+
+
+def _handover(obj, velocity, spin, start: int) -> None:
+    """Animated for HANDOVER frames at the initial velocity, up to `start`, then simulated."""
+    from mathutils import Quaternion, Vector
+
+    fps = obj.users_scene[0].render.fps
+    p0, q0 = obj.location.copy(), obj.rotation_quaternion.copy()
+    w = Vector(spin)
+    for step in range(-HANDOVER, 1):
+        t = step / fps
+        obj.location = p0 + Vector(velocity) * t
+        turn = Quaternion(w.normalized(), w.length * t) if w.length else Quaternion()
+        obj.rotation_quaternion = turn @ q0
+        obj.keyframe_insert("location", frame=start + step)
+        obj.keyframe_insert("rotation_quaternion", frame=start + step)
+    obj.rigid_body.kinematic = True
+    obj.keyframe_insert("rigid_body.kinematic", frame=start - HANDOVER)
+    obj.rigid_body.kinematic = False
+    obj.keyframe_insert("rigid_body.kinematic", frame=start + 1)
+
+
+def _view3d():
+    import bpy
+
     window = bpy.context.window_manager.windows[0]
     area = next(a for a in window.screen.areas if a.type == "VIEW_3D")
     region = next(r for r in area.regions if r.type == "WINDOW")
-    return {"window": window, "area": area, "region": region}
+    return {"window": window, "area": area, "region": region, "scene": bpy.context.scene}
 
 
-def _select(objects: list[bpy.types.Object]) -> None:
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(False)
-    for obj in objects:
-        obj.select_set(True)
-    bpy.context.view_layer.objects.active = objects[0]
+def child_builtin(key: str, sleeping: bool) -> None:
+    """The same bodies in the built-in world: point-cache simulation, then Bake to Keyframes."""
+    import bpy
 
-
-def builtin_seconds(count: int, frames: int) -> tuple[float, float, int]:
-    """Seconds to simulate into the cache and to Bake to Keyframes; the keys written."""
-    boxes = pile(count, frames)
-    scene = bpy.data.scenes[0]
-    ground = bpy.data.objects["Ground"]
-    with bpy.context.temp_override(**_view3d_override()):
+    _enable()  # for the Impulse properties the scene is described with
+    scene = build_scene(key)
+    bodies = [obj for obj in scene.objects if obj.impulse.enabled]
+    moving = [obj for obj in bodies if any(obj.impulse.initial_linear_velocity)
+              or any(obj.impulse.initial_angular_velocity)]
+    start = scene.frame_start + (HANDOVER if moving else 0)
+    end = start + scene.frame_end - scene.frame_start
+    with bpy.context.temp_override(**_view3d()):
         bpy.ops.rigidbody.world_add()
-        scene.rigidbody_world.point_cache.frame_start = scene.frame_start
-        scene.rigidbody_world.point_cache.frame_end = scene.frame_end
-        for kind, objects in (("PASSIVE", [ground]), ("ACTIVE", boxes)):
-            _select(objects)
-            bpy.ops.rigidbody.objects_add(type=kind)
-        for obj in (ground, *boxes):
-            obj.rigid_body.collision_shape = "BOX"
-        started = time.perf_counter()
-        for frame in range(scene.frame_start, scene.frame_end + 1):
+        world = scene.rigidbody_world
+        world.collection = bpy.data.collections.new("RigidBodyWorld")
+        world.substeps_per_frame, world.solver_iterations = scenes.SUBSTEPS, scenes.ITERATIONS
+        world.point_cache.frame_start, world.point_cache.frame_end = scene.frame_start, end
+        for obj in bodies:
+            world.collection.objects.link(obj)  # membership adds the rigid body
+            rb = obj.rigid_body
+            rb.type = obj.impulse.body_type
+            rb.collision_shape = "BOX"
+            rb.mass = scenes.DENSITY * obj.dimensions.x * obj.dimensions.y * obj.dimensions.z
+            rb.restitution, rb.friction = scenes.RESTITUTION, scenes.FRICTION
+            rb.linear_damping = rb.angular_damping = 0.0
+            rb.use_deactivation = sleeping
+        for obj in moving:
+            obj.rotation_mode = "QUATERNION"
+            _handover(obj, obj.impulse.initial_linear_velocity,
+                      obj.impulse.initial_angular_velocity, start)
+        scene.frame_end = end
+        started = time.process_time()
+        for frame in range(scene.frame_start, end + 1):
             scene.frame_set(frame)
-        simulated = time.perf_counter()
-        _select(boxes)
-        bpy.ops.rigidbody.bake_to_keyframes(frame_start=scene.frame_start,
-                                            frame_end=scene.frame_end)
-        keyed = time.perf_counter()
-    return simulated - started, keyed - simulated, _key_count(boxes)
+        simulated = time.process_time()
+        dynamic = [obj for obj in bodies if obj.rigid_body.type == "ACTIVE"]
+        for obj in scene.objects:
+            obj.select_set(obj in dynamic)
+        bpy.context.view_layer.objects.active = dynamic[0]
+        bpy.ops.rigidbody.bake_to_keyframes(frame_start=start, frame_end=end)
+        keyed = time.process_time()
+    _emit({"bodies": len(bodies), "frames": end - start, "simulate": simulated - started,
+           "keys": keyed - simulated, "simulate_keys": keyed - started, "peak_mb": _peak_mb()})
 
 
-def _key_count(boxes: list[bpy.types.Object]) -> int:
-    """Key points on the baked location curves (a check that both routes wrote every frame)."""
-    total = 0
-    for obj in boxes:
-        animation = obj.animation_data
-        if animation is None or animation.action is None:
-            continue
-        channelbag = animation.action.layers[0].strips[0].channelbag(animation.action_slot)
-        total += sum(len(c.keyframe_points) for c in channelbag.fcurves
-                     if c.data_path == "location")
-    return total
+def child_install(archive: str) -> None:
+    """Install into a new user folder only (for runs that need Impulse's properties, not its
+    kernels)."""
+    _enable(archive)
+    _emit({})
+
+
+def child_compile(archive: str) -> None:
+    """Install into a new user folder and make the kernels ready: the first-use compile."""
+    kernels = _enable(archive)
+    assert kernels.first_use(), "the JIT cache is not empty"
+    cpu, wall = time.process_time(), time.perf_counter()
+    kernels.make_ready()
+    _emit({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall})
+
+
+def child_cold_start() -> None:
+    """A new session with the cache present: Blender, the extension, the kernels."""
+    import bpy  # noqa: F401  (Blender itself is part of the cold start)
+
+    kernels = _enable()
+    blender = time.perf_counter()
+    cpu = time.process_time()
+    kernels.make_ready()
+    loaded = time.perf_counter()
+    _emit({"wall": loaded - STARTED, "blender_wall": blender - STARTED,
+           "kernels_wall": loaded - blender, "kernels_cpu": time.process_time() - cpu,
+           "cpu": time.process_time()})
+
+
+# --- the parent: fresh processes, medians, the table ---
+
+def run_child_script(script: str, env: dict, *arguments: str) -> dict:
+    """Run `script` with `arguments` in a fresh process; return the result it emitted."""
+    done = subprocess.run([sys.executable, str(Path(script).resolve()), *arguments],
+                          capture_output=True, text=True, env=env)
+    lines = [line for line in done.stdout.splitlines() if line.startswith(TAG)]
+    if done.returncode != 0 or not lines:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+        raise SystemExit(f"benchmark child {' '.join(arguments)} failed:\n{tail}")
+    return json.loads(lines[-1].removeprefix(TAG))
+
+
+def run_child(env: dict, *arguments: str) -> dict:
+    return run_child_script(__file__, env, "--child", *arguments)
+
+
+def medians(results: list[dict]) -> dict:
+    return {key: statistics.median(r[key] for r in results) for key in results[0]}
+
+
+def median_run(env: dict, runs: int, *arguments: str) -> dict:
+    return medians([run_child(env, *arguments) for _ in range(runs)])
+
+
+def child_environment() -> dict:
+    """This environment with a new Blender user folder (and numba's cache unset)."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp(prefix="impulse-bench-user-")
+    return env
+
+
+def built_zip() -> str:
+    import build
+
+    return str(build.build(Path(tempfile.mkdtemp(prefix="impulse-bench-dist-"))))
+
+
+def prepare(env: dict) -> tuple[dict, dict]:
+    """Build the zip, install it into a new user folder, compile (first use), then cold starts."""
+    first_use = run_child(env, "compile", built_zip())
+    cold = median_run(env, 3, "coldstart")
+    return first_use, cold
+
+
+def header(runs: int, first_use: dict, cold: dict) -> str:
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return "\n".join([
+        f"Settings (both sides): {scenes.FPS} fps, {scenes.SUBSTEPS} substeps, "
+        f"{scenes.ITERATIONS} iterations, restitution {scenes.RESTITUTION} and friction "
+        f"{scenes.FRICTION} on every body (pairs multiply), BOX shapes, density "
+        f"{scenes.DENSITY:.0f} kg/m³, no damping; sleeping/deactivation as in the column.",
+        f"CPU seconds (process_time of the Blender process doing the work), median of {runs} "
+        f"fresh processes; peak memory = the process's max RSS. Machine: {os.cpu_count()} cores, "
+        f"shared and loaded (load average {load}): expect noise.",
+        f"First-use compile (new user folder): {first_use['cpu']:.1f} s CPU, "
+        f"{first_use['wall']:.1f} s wall.",
+        f"Cold start with the cache present (median of 3): {cold['wall']:.2f} s wall from "
+        f"process start to kernels ready (Blender + extension {cold['blender_wall']:.2f} s, "
+        f"kernels from the cache {cold['kernels_wall']:.2f} s wall / "
+        f"{cold['kernels_cpu']:.2f} s CPU).",
+    ])
+
+
+COLUMNS = ("| scene | bodies | frames | sleeping | Impulse simulate | Impulse bake | "
+           "built-in simulate | built-in simulate + keys | bake ÷ built-in simulate | "
+           "simulate ÷ built-in simulate | bake ÷ built-in sim+keys | peak MB Impulse / built-in |")
+
+
+def row(key: str, sleeping: bool, ours: dict, theirs: dict) -> str:
+    def ratio(a: float, b: float) -> str:
+        return f"{a / b:.2f}" if b > 0 else "–"
+
+    return (f"| {key} | {ours['bodies']:.0f} | {ours['frames']:.0f} | "
+            f"{'on' if sleeping else 'off'} | {ours['simulate']:.2f} | {ours['bake']:.2f} | "
+            f"{theirs['simulate']:.2f} | {theirs['simulate_keys']:.2f} | "
+            f"{ratio(ours['bake'], theirs['simulate'])} | "
+            f"{ratio(ours['simulate'], theirs['simulate'])} | "
+            f"{ratio(ours['bake'], theirs['simulate_keys'])} | "
+            f"{ours['peak_mb']:.0f} / {theirs['peak_mb']:.0f} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[125, 1000])
-    parser.add_argument("--frames", type=int, default=250)
+    parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}")
+    parser.add_argument("--scenes", nargs="+", choices=ALL, metavar="SCENE",
+                        help=f"any of {', '.join(ALL)}")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    parser.add_argument("--sleeping", choices=("on", "off"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    archive = build.build(Path(tempfile.mkdtemp(prefix="impulse-bench-dist-")))
-    bpy.ops.extensions.package_install_files(filepath=str(archive), repo="user_default",
-                                             enable_on_install=True)
-    bake = importlib.import_module("bl_ext.user_default.impulse_bake.blender_addon.baking.job")
-    rows = []
-    for count in args.sizes:
-        ours, our_keys = impulse_seconds(bake.bake_scene, count, args.frames)
-        simulate, to_keys, their_keys = builtin_seconds(count, args.frames)
-        rows.append((count, ours, our_keys, simulate, to_keys, their_keys))
-        print(f"N={count}: Impulse {ours:.1f} s; built-in {simulate:.1f} s + "
-              f"{to_keys:.1f} s Bake to Keyframes", flush=True)
-    print(f"\npile, {args.frames} frames, bpy {bpy.app.version_string}")
-    print("|     N | Impulse bake (s) | built-in simulate (s) | + Bake to Keyframes (s) "
-          "| built-in total (s) | speed-up | keys (Impulse / built-in) |")
-    print("|---:|---:|---:|---:|---:|---:|---|")
-    for count, ours, our_keys, simulate, to_keys, their_keys in rows:
-        total = simulate + to_keys
-        print(f"| {count} | {ours:.2f} | {simulate:.2f} | {to_keys:.2f} | {total:.2f} "
-              f"| {total / ours:.1f}× | {our_keys} / {their_keys} |")
+    if args.child:
+        kind, *rest = args.child
+        sleeping = args.sleeping == "on"
+        {"impulse": lambda: child_impulse(rest[0], sleeping),
+         "builtin": lambda: child_builtin(rest[0], sleeping),
+         "install": lambda: child_install(rest[0]),
+         "compile": lambda: child_compile(rest[0]),
+         "coldstart": child_cold_start}[kind]()
+        return
+    env = child_environment()
+    first_use, cold = prepare(env)
+    keys = args.scenes or (QUICK if args.quick else ALL)
+    lines = [header(args.runs, first_use, cold), "", COLUMNS, "|---" * 12 + "|"]
+    print("\n".join(lines), flush=True)
+    for key in keys:
+        for sleeping in (True, False):
+            flag = ["--sleeping", "on" if sleeping else "off"]
+            ours = median_run(env, args.runs, "impulse", key, *flag)
+            theirs = median_run(env, args.runs, "builtin", key, *flag)
+            lines.append(row(key, sleeping, ours, theirs))
+            print(lines[-1], flush=True)
+    print("\n" + "\n".join(lines))
 
 
 if __name__ == "__main__":
