@@ -33,8 +33,16 @@ class IMPULSE_OT_compare_builtin(bpy.types.Operator):
         for note in result.notes:
             if note.startswith("Warning"):
                 self.report({"WARNING"}, note)
+        folder = _output_dir(settings.output_dir)
+        label = bpy.path.basename(bpy.data.filepath) or "unsaved file"
+        stem = bpy.path.clean_name(f"{Path(label).stem}_{context.scene.name}")
+        try:
+            compare.write_files(result, folder, stem)
+            settings.last_report = str(compare.write_report([(label, result, stem)], folder))
+        except (OSError, RuntimeError) as error:  # not writable, or the chart cannot be drawn
+            self.report({"WARNING"}, f"Could not write the report files to {folder}: {error}")
         self.report({"INFO"}, f"{result.summary()}; table in the Text '{compare.TEXT_NAME}', "
-                              f"curves on '{compare.REPORT_NAME}'")
+                              f"curves on '{compare.REPORT_NAME}', report.html in {folder}")
         return {"FINISHED"}
 
 

@@ -95,11 +95,17 @@ def test_falling_cube_matches_builtin_until_impact(impulse, scene):
     assert result.curves["position_difference_max"][-1] > before.max()
 
 
-def test_report_has_one_row_per_body_with_finite_numbers(impulse, scene):
+def test_report_has_one_row_per_body_with_finite_numbers(impulse, scene, tmp_path):
     drop_scene(scene)
     extra = cube("Sphere", location=(3.0, 0.0, 2.0), size=1.0)
     extra.impulse.enabled, extra.impulse.shape = True, "SPHERE"
+    scene.impulse_report.output_dir = str(tmp_path)
     assert bpy.ops.impulse.compare_builtin() == {"FINISHED"}
+    page = tmp_path / "report.html"
+    assert scene.impulse_report.last_report == str(page)
+    assert {"unsaved_file_Scene_compare.png", "unsaved_file_Scene_compare.json"} <= {
+        p.name for p in tmp_path.iterdir()}
+    assert '<td class="text">Sphere</td>' in page.read_text(encoding="utf-8")
 
     text = bpy.data.texts["Impulse vs Built-in"].as_string()
     result = impulse.blender_addon.verification.compare.compare_scene(scene)

@@ -14,6 +14,7 @@ class IMPULSE_PT_verify(ImpulseSidebar):
     def draw(self, context):
         layout = self.layout
         settings = context.scene.impulse_report
+        layout.prop(settings, "output_dir")
         column = layout.column(align=True)
         column.operator("impulse.compare_builtin", icon="PHYSICS")
         row = column.row(align=True)
@@ -23,7 +24,6 @@ class IMPULSE_PT_verify(ImpulseSidebar):
         if settings.last_compare:
             layout.label(text=settings.last_compare, icon="INFO")
         layout.separator()
-        layout.prop(settings, "output_dir")
         layout.operator("impulse.verify", icon="CHECKMARK")
         if settings.last_verify:
             layout.label(text=settings.last_verify, icon="INFO")

@@ -24,14 +24,16 @@ class ImpulseReportSettings(bpy.types.PropertyGroup):
     )
     output_dir: StringProperty(
         name="Output",
-        description="Folder for the verification report (JSON, CSV and PNG charts)",
+        description="Folder for the verification and comparison reports (report.html, JSON, "
+        "CSV and PNG charts)",
         subtype="DIR_PATH",
         default="//impulse_verify",
     )
     last_compare: StringProperty(name="Last Comparison")
     last_verify: StringProperty(name="Last Verification")
     last_report: StringProperty(name="Last Report", description="report.html of the last "
-                                "verification: table and charts on one page", subtype="FILE_PATH")
+                                "comparison or verification: tables and charts on one page",
+                                subtype="FILE_PATH")
 
 
 ATTRIBUTE = "impulse_report"  # set with setattr: the type stubs cannot know added attributes
