@@ -1,4 +1,4 @@
-"""Broad phase: axis-aligned bounding boxes and sweep and prune, vectorised over all bodies.
+"""Broad phase: axis-aligned bounding boxes and sweep and prune, compiled loops over bodies.
 
 The AABB test is the cheap first level of the Vietnamese thesis: only pairs whose AABBs overlap
 go on to the 15-axis separating axis test. Sweep and prune sorts the boxes along an axis so the
@@ -6,11 +6,12 @@ candidate pairs come out of a binary search instead of an all-pairs comparison.
 """
 
 import numpy as np
+from numba import njit
 
 from .shapes import SPHERE
 
-# Candidate pairs generated per batch; bounds memory when a scene is clustered along the sweep axis.
-_BATCH_PAIRS = 1 << 22
+# Room for this many pairs at first; a sweep that finds more runs once more with room for all.
+_BATCH_PAIRS = 1 << 12
 
 
 def aabbs(
@@ -21,13 +22,26 @@ def aabbs(
     A box's world half-width on axis i is sum_j |R_ij| h_j (its support along that axis); a
     sphere's is its radius whatever the rotation, so spheres are not inflated by their frame.
     """
-    centers = np.asarray(centers, dtype=float).reshape(-1, 3)
-    rotations = np.asarray(rotations, dtype=float).reshape(-1, 3, 3)
-    half_extents = np.asarray(half_extents, dtype=float).reshape(-1, 3)
-    spheres = np.asarray(shape).reshape(-1) == SPHERE
-    reach = np.einsum("nij,nj->ni", np.abs(rotations), half_extents)
-    reach[spheres] = half_extents[spheres, :1]
-    return centers - reach, centers + reach
+    centers = np.ascontiguousarray(centers, dtype=np.float64).reshape(-1, 3)
+    lo, hi = np.empty_like(centers), np.empty_like(centers)
+    aabbs_into(centers, np.ascontiguousarray(rotations, dtype=np.float64).reshape(-1, 3, 3),
+               np.ascontiguousarray(half_extents, dtype=np.float64).reshape(-1, 3),
+               np.ascontiguousarray(shape, dtype=np.int64).reshape(-1), lo, hi)
+    return lo, hi
+
+
+@njit(cache=True)
+def aabbs_into(centers, rotations, half_extents, shape, lo, hi):
+    """The compiled `aabbs`, writing into lo, hi (N, 3)."""
+    for n in range(len(centers)):
+        for i in range(3):
+            reach = half_extents[n, 0]
+            if shape[n] != SPHERE:
+                reach = 0.0
+                for j in range(3):
+                    reach += abs(rotations[n, i, j]) * half_extents[n, j]
+            lo[n, i] = centers[n, i] - reach
+            hi[n, i] = centers[n, i] + reach
 
 
 def sweep_and_prune(lo: np.ndarray, hi: np.ndarray, movable: np.ndarray) -> np.ndarray:
@@ -41,9 +55,9 @@ def sweep_and_prune(lo: np.ndarray, hi: np.ndarray, movable: np.ndarray) -> np.n
     slabs is kept only in the slab where its overlap begins, so it is reported once. Pairs of two
     non-movable (static) bodies are dropped: they can never need a contact.
     """
-    lo = np.asarray(lo, dtype=float).reshape(-1, 3)
-    hi = np.asarray(hi, dtype=float).reshape(-1, 3)
-    movable = np.asarray(movable, dtype=bool).reshape(-1)
+    lo = np.ascontiguousarray(lo, dtype=np.float64).reshape(-1, 3)
+    hi = np.ascontiguousarray(hi, dtype=np.float64).reshape(-1, 3)
+    movable = np.ascontiguousarray(movable, dtype=np.bool_).reshape(-1)
     n = len(lo)
     if n < 2:
         return np.empty((0, 2), dtype=np.int64)
@@ -55,19 +69,45 @@ def sweep_and_prune(lo: np.ndarray, hi: np.ndarray, movable: np.ndarray) -> np.n
     order = np.argsort(key, kind="stable")
     key, body, slab = key[order], body[order], slab[order]
     end = np.searchsorted(key, slab + 1j * hi[body, sweep], side="right")
-    counts = np.maximum(end - np.arange(1, len(body) + 1), 0)
-    low, high = np.ascontiguousarray(lo.T), np.ascontiguousarray(hi.T)  # one row per axis
-    pieces = []
-    for first, second in _candidate_batches(counts):
-        a, b, home = body[first], body[second], slab[first]
-        for axis in (3 - sweep - across, across):
-            keep = (low[axis][a] <= high[axis][b]) & (low[axis][b] <= high[axis][a])
-            a, b, home = a[keep], b[keep], home[keep]
-        keep = np.floor(np.maximum(low[across][a], low[across][b]) / width) == home
-        keep &= movable[a] | movable[b]
-        pieces.append(np.stack([a[keep], b[keep]], axis=1))
-    pairs = np.sort(np.concatenate(pieces), axis=1).astype(np.int64)
+    capacity = _BATCH_PAIRS
+    while True:
+        pairs = np.empty((capacity, 2), np.int64)
+        count = _sweep(lo, hi, movable, body, slab, end, int(sweep), int(across), width,
+                       pairs)
+        if count <= capacity:
+            break
+        capacity = max(2 * capacity, count)
+    pairs = np.sort(pairs[:count], axis=1)
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+
+
+@njit(cache=True)
+def _sweep(lo, hi, movable, body, slab, end, sweep, across, width, pairs):
+    """Write the overlapping pairs into `pairs` and return how many there are (all of them are
+    counted even when `pairs` is too short, so the caller can retry with enough room).
+
+    Entry k (in sorted order) meets the entries after it up to end[k], those of its slab that
+    start before it ends along the sweep axis; each is then tested on the two other axes.
+    """
+    other = 3 - sweep - across
+    count = 0
+    for first in range(len(body)):
+        a = body[first]
+        for second in range(first + 1, end[first]):
+            b = body[second]
+            if not movable[a] and not movable[b]:
+                continue
+            if lo[a, other] > hi[b, other] or lo[b, other] > hi[a, other]:
+                continue
+            if lo[a, across] > hi[b, across] or lo[b, across] > hi[a, across]:
+                continue
+            # a pair sharing several slabs counts in the one where its overlap begins
+            if np.floor(max(lo[a, across], lo[b, across]) / width) != slab[first]:
+                continue
+            if count < len(pairs):
+                pairs[count, 0], pairs[count, 1] = a, b
+            count += 1
+    return count
 
 
 def _slab_width(lo: np.ndarray, hi: np.ndarray) -> float:
@@ -91,23 +131,3 @@ def _slab_entries(lo: np.ndarray, hi: np.ndarray, width: float) -> tuple[np.ndar
     body = np.repeat(np.arange(len(lo)), span)
     start = np.cumsum(span) - span
     return body, np.repeat(first, span) + (np.arange(len(body)) - np.repeat(start, span))
-
-
-def _candidate_batches(counts: np.ndarray):
-    """Yield (first, second) sorted-entry indices: entry k with each of the counts[k] after it.
-
-    Entries are grouped so each batch holds about _BATCH_PAIRS candidates; the loop runs over
-    batches, not bodies.
-    """
-    n = len(counts)
-    total_before = np.concatenate([[0], np.cumsum(counts)])
-    start = 0
-    while start < n:
-        stop = int(np.searchsorted(total_before, total_before[start] + _BATCH_PAIRS, side="right"))
-        stop = min(max(stop - 1, start + 1), n)
-        batch = counts[start:stop]
-        first = np.repeat(np.arange(start, stop), batch)
-        local_start = total_before[start:stop] - total_before[start]
-        offsets = np.arange(len(first)) - np.repeat(local_start, batch)
-        yield first, first + 1 + offsets
-        start = stop

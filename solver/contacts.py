@@ -1,11 +1,11 @@
-"""Narrow phase for a whole world: contacts of every candidate pair, batched by pair type."""
+"""Narrow phase for a whole world: one compiled loop over the candidate pairs."""
 
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from . import manifold
-from .sat import box_box_sat
 from .shapes import BOX, SPHERE
 
 
@@ -38,73 +38,53 @@ def find_contacts(shape, centers, rotations, half_extents, pairs, margin: float 
     points, a pair with a sphere one. Pairs with a gap up to `margin` get speculative contacts
     (negative depth), which lets the solver stop fast bodies before they overlap.
     """
-    shape = np.asarray(shape)
-    centers = np.asarray(centers, dtype=float)
-    rotations = np.asarray(rotations, dtype=float)
-    half_extents = np.asarray(half_extents, dtype=float)
-    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    i, j = pairs[:, 0], pairs[:, 1]
-    kind_i, kind_j = shape[i], shape[j]
-
-    parts = []
-    boxes = np.flatnonzero((kind_i == BOX) & (kind_j == BOX))
-    if len(boxes):
-        a, b = i[boxes], j[boxes]
-        args = (
-            centers[a],
-            rotations[a],
-            half_extents[a],
-            centers[b],
-            rotations[b],
-            half_extents[b],
-        )
-        found = manifold.box_box(*args, box_box_sat(*args), margin)
-        parts.append(_reindex(found, boxes))
-    balls = np.flatnonzero((kind_i == SPHERE) & (kind_j == SPHERE))
-    if len(balls):
-        a, b = i[balls], j[balls]
-        found = manifold.sphere_sphere(
-            centers[a], half_extents[a, 0], centers[b], half_extents[b, 0], margin
-        )
-        parts.append(_reindex(found, balls))
-    mixed = np.flatnonzero(kind_i != kind_j)
-    if len(mixed):
-        sphere_first = kind_i[mixed] == SPHERE
-        box = np.where(sphere_first, j[mixed], i[mixed])
-        ball = np.where(sphere_first, i[mixed], j[mixed])
-        found = manifold.box_sphere(
-            centers[box],
-            rotations[box],
-            half_extents[box],
-            centers[ball],
-            half_extents[ball, 0],
-            margin,
-        )
-        flip = np.where(sphere_first[found.pair], -1.0, 1.0)[:, None]
-        parts.append(
-            _reindex(
-                manifold.PairContacts(
-                    found.pair, found.point, found.normal * flip, found.depth, found.feature
-                ),
-                mixed,
-            )
-        )
-
-    found = manifold.concatenate(parts) if parts else manifold.empty_contacts()
-    order = np.argsort(found.pair, kind="stable")
-    pair = found.pair[order]
-    return Contacts(
-        i[pair],
-        j[pair],
-        found.point[order],
-        found.normal[order],
-        found.depth[order],
-        found.feature[order],
-    )
+    shape = np.ascontiguousarray(shape, dtype=np.int64).reshape(-1)
+    centers = np.ascontiguousarray(centers, dtype=np.float64).reshape(-1, 3)
+    rotations = np.ascontiguousarray(rotations, dtype=np.float64).reshape(-1, 3, 3)
+    half_extents = np.ascontiguousarray(half_extents, dtype=np.float64).reshape(-1, 3)
+    pairs = np.ascontiguousarray(pairs, dtype=np.int64).reshape(-1, 2)
+    capacity = manifold.MAX_MANIFOLD * len(pairs)
+    a, b = np.empty(capacity, np.int64), np.empty(capacity, np.int64)
+    point, normal = np.empty((capacity, 3)), np.empty((capacity, 3))
+    depth, feature = np.empty(capacity), np.empty(capacity, np.int64)
+    count = contacts_of_pairs(shape, centers, rotations, half_extents, pairs, float(margin),
+                              a, b, point, normal, depth, feature)
+    return Contacts(a[:count], b[:count], point[:count], normal[:count], depth[:count],
+                    feature[:count])
 
 
-def _reindex(found: manifold.PairContacts, batch: np.ndarray) -> manifold.PairContacts:
-    """Map a sub-batch's pair indices back to indices into the full pair list."""
-    return manifold.PairContacts(
-        batch[found.pair], found.point, found.normal, found.depth, found.feature
-    )
+@njit(cache=True)
+def contacts_of_pairs(shape, centers, rotations, half_extents, pairs, margin,
+                      a, b, point, normal, depth, feature):
+    """The compiled `find_contacts`: writes the contacts of every pair in order into the
+    preallocated rows (room for MAX_MANIFOLD per pair) and returns how many it wrote."""
+    k = np.int64(0)  # not the literal 0, which numba would compile a second variant for
+    for p in range(len(pairs)):
+        i, j = pairs[p, 0], pairs[p, 1]
+        found = contacts_of_pair(shape, centers, rotations, half_extents, i, j, margin,
+                                 point, normal, depth, feature, k)
+        a[k:k + found] = i
+        b[k:k + found] = j
+        k += found
+    return k
+
+
+@njit(cache=True)
+def contacts_of_pair(shape, centers, rotations, half_extents, i, j, margin,
+                     point, normal, depth, feature, k):
+    """Contacts of bodies i and j (normal from i to j) written from row k; returns how many."""
+    if shape[i] == BOX and shape[j] == BOX:
+        return manifold.box_box(centers[i], rotations[i], half_extents[i], centers[j],
+                                rotations[j], half_extents[j], margin,
+                                point, normal, depth, feature, k)
+    if shape[i] == SPHERE and shape[j] == SPHERE:
+        return manifold.sphere_sphere(centers[i], half_extents[i, 0], centers[j],
+                                      half_extents[j, 0], margin, point, normal, depth,
+                                      feature, k)
+    box, ball = (i, j) if shape[i] == BOX else (j, i)
+    found = manifold.box_sphere(centers[box], rotations[box], half_extents[box], centers[ball],
+                                half_extents[ball, 0], margin, point, normal, depth, feature, k)
+    if found and box == j:  # the sphere comes first: the normal runs from it to the box
+        for m in range(3):
+            normal[k, m] = -normal[k, m]
+    return found

@@ -1,18 +1,21 @@
-"""Contact points for each pair type, batched: box-box manifolds, sphere-box, sphere-sphere.
+"""Contact points of one pair, compiled: box-box manifolds, sphere-box, sphere-sphere.
 
-Every function returns a `PairContacts` over K contact points, indexed back to the input pairs.
-Normals point from the first body of the pair to the second; depth > 0 is penetration, depth < 0
-a gap (kept down to -margin, for speculative contacts); points lie midway between the surfaces.
+Each kernel writes its contacts into preallocated rows point (K, 3), normal (K, 3), depth (K,)
+and feature (K,) int64 starting at row k, and returns how many it wrote (box-box: up to
+MAX_MANIFOLD, the others: at most one). Normals point from the first body of the pair to the
+second; depth > 0 is penetration, depth < 0 a gap (kept down to -margin, for speculative
+contacts); points lie midway between the surfaces.
 
 Feature ids name the touching features so the dynamics can match a contact from one substep to
 the next (warm starting); they are unique within a pair and per pair type.
 """
 
-from dataclasses import dataclass
+import math
 
 import numpy as np
+from numba import njit
 
-from .sat import SatResult
+from .sat import sat_pair
 
 MAX_POLYGON = 8  # a quad clipped by four half-planes gains at most one vertex per plane
 MAX_MANIFOLD = 4
@@ -24,284 +27,307 @@ _EDGE_BASE = 12 * 6 * _POINT_IDS
 
 # Corners of the incident face in cyclic order, as signs along its two in-plane axes.
 _QUAD = np.array([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])
+ZERO = np.zeros(3)
+_TINY = np.finfo(np.float64).tiny
 
 
-@dataclass(frozen=True)
-class PairContacts:
-    """K contacts: `pair` (K,) index into the batch, point (K, 3), normal (K, 3), depth (K,),
-    feature (K,) int64."""
-
-    pair: np.ndarray
-    point: np.ndarray
-    normal: np.ndarray
-    depth: np.ndarray
-    feature: np.ndarray
-
-
-def empty_contacts() -> PairContacts:
-    return PairContacts(
-        np.zeros(0, np.int64),
-        np.zeros((0, 3)),
-        np.zeros((0, 3)),
-        np.zeros(0),
-        np.zeros(0, np.int64),
-    )
+@njit(cache=True)
+def sphere_sphere(ca, ra, cb, rb, margin, point, normal, depth, feature, k):
+    """One contact on the line of centres (coincident centres: +z, by convention)."""
+    dist = math.sqrt((cb[0] - ca[0]) ** 2 + (cb[1] - ca[1]) ** 2 + (cb[2] - ca[2]) ** 2)
+    overlap = ra + rb - dist
+    if not overlap >= -margin:
+        return 0
+    for i in range(3):
+        normal[k, i] = (cb[i] - ca[i]) / dist if dist > 0.0 else (1.0 if i == 2 else 0.0)
+        point[k, i] = ca[i] + normal[k, i] * (ra - 0.5 * overlap)
+    depth[k] = overlap
+    feature[k] = 0
+    return 1
 
 
-def concatenate(parts: list[PairContacts]) -> PairContacts:
-    """Join contact sets whose `pair` fields already index the same batch."""
-    return PairContacts(
-        *(
-            np.concatenate([getattr(p, f) for p in parts])
-            for f in ("pair", "point", "normal", "depth", "feature")
-        )
-    )
-
-
-def sphere_sphere(ca, ra, cb, rb, margin: float) -> PairContacts:
-    """One contact per pair on the line of centres (coincident centres: +z, by convention)."""
-    d = cb - ca
-    dist = np.linalg.norm(d, axis=1)
-    normal = np.where(
-        (dist > 0.0)[:, None],
-        d / np.where(dist > 0.0, dist, 1.0)[:, None],
-        np.array([0.0, 0.0, 1.0]),
-    )
-    depth = ra + rb - dist
-    point = ca + normal * (ra - 0.5 * depth)[:, None]
-    keep = np.flatnonzero(depth >= -margin)
-    return PairContacts(keep, point[keep], normal[keep], depth[keep], np.zeros(len(keep), np.int64))
-
-
-def box_sphere(cbox, Rbox, hbox, csphere, r, margin: float) -> PairContacts:
-    """One contact per pair, normal from the box to the sphere.
+@njit(cache=True)
+def box_sphere(cbox, Rbox, hbox, csphere, r, margin, point, normal, depth, feature, k):
+    """One contact, normal from the box to the sphere.
 
     Outside the box the normal runs from the closest box point to the centre; with the centre
     inside, it is the normal of the nearest face. The feature id is the Voronoi region of the
     box (which of 27 face/edge/vertex zones the centre is in), stable while the sphere rolls on
     one face.
     """
-    local = np.einsum("pki,pk->pi", Rbox, csphere - cbox)
-    closest = np.clip(local, -hbox, hbox)
-    gap = local - closest
-    dist = np.linalg.norm(gap, axis=1)
-    outside = dist > 0.0
-
-    face_gap = np.abs(local) - hbox  # all <= 0 when inside
-    face = face_gap.argmax(axis=1)
-    rows = np.arange(len(local))
-    inside_normal = np.zeros_like(local)
-    inside_normal[rows, face] = np.where(local[rows, face] >= 0.0, 1.0, -1.0)
-    normal_local = np.where(
-        outside[:, None], gap / np.where(outside, dist, 1.0)[:, None], inside_normal
-    )
-    surface = np.where(outside[:, None], closest, local)
-    surface[~outside, face[~outside]] = (inside_normal * hbox)[~outside, face[~outside]]
-    depth = r - np.where(outside, dist, face_gap[rows, face])
-
-    sphere_point = local - normal_local * r[:, None]
-    point = cbox + np.einsum("pij,pj->pi", Rbox, 0.5 * (surface + sphere_point))
-    normal = np.einsum("pij,pj->pi", Rbox, normal_local)
-
-    zone = np.where(local > hbox, 2, np.where(local < -hbox, 0, 1))
-    zone = np.where(outside[:, None], zone, 1 + inside_normal.astype(np.int64))
-    feature = (zone @ np.array([1, 3, 9])).astype(np.int64)
-    keep = np.flatnonzero(depth >= -margin)
-    return PairContacts(keep, point[keep], normal[keep], depth[keep], feature[keep])
-
-
-def box_box(ca, Ra, ha, cb, Rb, hb, sat: SatResult, margin: float) -> PairContacts:
-    """Contacts of box pairs whose SAT gap is within the margin: face clipping or edge-edge."""
-    near = sat.separation <= margin
-    face = np.flatnonzero(near & (sat.axis < 6))
-    edge = np.flatnonzero(near & (sat.axis >= 6))
-    parts = []
-    for index, build in ((face, _face_contacts), (edge, _edge_contacts)):
-        if len(index):
-            found = build(
-                ca[index],
-                Ra[index],
-                ha[index],
-                cb[index],
-                Rb[index],
-                hb[index],
-                sat.axis[index],
-                sat.axis_separation[index],
-                sat.normal[index],
-                margin,
-            )
-            parts.append(
-                PairContacts(
-                    index[found.pair],
-                    *(getattr(found, f) for f in ("point", "normal", "depth", "feature")),
-                )
-            )
-    return concatenate(parts) if parts else empty_contacts()
+    local = np.empty(3)  # the centre in the box frame
+    surface = np.empty(3)  # the box point nearest the centre (on the nearest face if inside)
+    n = np.empty(3)  # the normal in the box frame
+    zone = np.empty(3, np.int64)
+    dist = 0.0
+    for i in range(3):
+        local[i] = (Rbox[0, i] * (csphere[0] - cbox[0]) + Rbox[1, i] * (csphere[1] - cbox[1])
+                    + Rbox[2, i] * (csphere[2] - cbox[2]))
+        surface[i] = min(max(local[i], -hbox[i]), hbox[i])
+        zone[i] = 2 if local[i] > hbox[i] else (0 if local[i] < -hbox[i] else 1)
+        dist += (local[i] - surface[i]) ** 2
+    dist = math.sqrt(dist)
+    if dist > 0.0:
+        for i in range(3):
+            n[i] = (local[i] - surface[i]) / dist
+        overlap = r - dist
+    else:
+        face, face_gap = 0, -math.inf
+        for i in range(3):
+            if abs(local[i]) - hbox[i] > face_gap:
+                face, face_gap = i, abs(local[i]) - hbox[i]
+        side = 1.0 if local[face] >= 0.0 else -1.0
+        for i in range(3):
+            n[i] = side if i == face else 0.0
+            zone[i] = 1 + int(n[i])
+        surface[face] = side * hbox[face]
+        overlap = r - face_gap
+    if not overlap >= -margin:
+        return 0
+    for i in range(3):
+        local[i] = 0.5 * (surface[i] + local[i] - n[i] * r)  # now the contact point
+    _to_world(cbox, Rbox, local, point[k])
+    _to_world(ZERO, Rbox, n, normal[k])
+    depth[k] = overlap
+    feature[k] = zone[0] + 3 * zone[1] + 9 * zone[2]
+    return 1
 
 
-def _edge_contacts(ca, Ra, ha, cb, Rb, hb, axis, separation, normal, margin) -> PairContacts:
-    """One point per pair: midway between the closest points of the two crossing edges."""
-    ei, ej = np.divmod(axis - 6, 3)
-    rows = np.arange(len(axis))
-    # Each edge is the one of its box furthest along the normal towards the other box.
-    sign_a = np.where(np.einsum("pki,pk->pi", Ra, normal) >= 0.0, 1.0, -1.0)
-    sign_b = np.where(np.einsum("pki,pk->pi", Rb, normal) > 0.0, -1.0, 1.0)
-    sign_a[rows, ei] = 0.0
-    sign_b[rows, ej] = 0.0
-    pa = ca + np.einsum("pij,pj->pi", Ra, sign_a * ha)
-    pb = cb + np.einsum("pij,pj->pi", Rb, sign_b * hb)
-    da = Ra[rows, :, ei]
-    db = Rb[rows, :, ej]
-    r = pb - pa
-    cos = np.einsum("pi,pi->p", da, db)
-    c = np.einsum("pi,pi->p", da, r)
-    f = np.einsum("pi,pi->p", db, r)
-    s = (c - cos * f) / np.maximum(1.0 - cos * cos, np.finfo(float).tiny)
+@njit(cache=True)
+def box_box(ca, Ra, ha, cb, Rb, hb, margin, point, normal, depth, feature, k):
+    """Contacts of a box pair whose SAT gap is within the margin: face clipping (up to 4
+    points) or the closest points of two crossing edges (1)."""
+    n = np.empty(3)
+    separation, axis, axis_separation = sat_pair(ca, Ra, ha, cb, Rb, hb, n, 1.0)
+    if not separation <= margin:
+        return 0
+    if axis < 6:
+        return _face_contacts(ca, Ra, ha, cb, Rb, hb, axis, n, margin,
+                              point, normal, depth, feature, k)
+    return _edge_contacts(ca, Ra, ha, cb, Rb, hb, axis, axis_separation, n, margin,
+                          point, normal, depth, feature, k)
+
+
+@njit(cache=True)
+def _edge_contacts(ca, Ra, ha, cb, Rb, hb, axis, separation, n, margin,
+                   point, normal, depth, feature, k):
+    """One point midway between the closest points of the two crossing edges."""
+    if not -separation >= -margin:
+        return 0
+    ei, ej = (axis - 6) // 3, (axis - 6) % 3
+    # Each edge is the one of its box furthest along the normal towards the other box; pa, pb
+    # are the edges' midpoints (offsets along the other two axes), da, db their directions.
+    signs_a, signs_b = np.empty(3), np.empty(3)
+    bits_a, bits_b = 0, 0
+    for m in range(3):
+        signs_a[m], signs_b[m] = 0.0, 0.0
+        if m != ei:
+            signs_a[m] = ha[m] if _column_dot(Ra, m, n) >= 0.0 else -ha[m]
+            bits_a += (1 << m) if signs_a[m] > 0.0 else 0
+        if m != ej:
+            signs_b[m] = -hb[m] if _column_dot(Rb, m, n) > 0.0 else hb[m]
+            bits_b += (1 << m) if signs_b[m] > 0.0 else 0
+    pa, pb = np.empty(3), np.empty(3)
+    _to_world(ca, Ra, signs_a, pa)
+    _to_world(cb, Rb, signs_b, pb)
+    cos, c, f = 0.0, 0.0, 0.0
+    for m in range(3):
+        cos += Ra[m, ei] * Rb[m, ej]
+        c += Ra[m, ei] * (pb[m] - pa[m])
+        f += Rb[m, ej] * (pb[m] - pa[m])
+    # closest points pa + s da, pb + t db of the two lines, clamped to the edges
+    s = (c - cos * f) / max(1.0 - cos * cos, _TINY)
     t = cos * s - f
-    s = np.clip(s, -ha[rows, ei], ha[rows, ei])
-    t = np.clip(t, -hb[rows, ej], hb[rows, ej])
-    point = 0.5 * (pa + s[:, None] * da + pb + t[:, None] * db)
-    bits_a = (sign_a > 0) @ np.array([1, 2, 4])
-    bits_b = (sign_b > 0) @ np.array([1, 2, 4])
-    feature = _EDGE_BASE + ((ei * 8 + bits_a) * 3 + ej) * 8 + bits_b
-    keep = np.flatnonzero(-separation >= -margin)
-    return PairContacts(
-        keep, point[keep], normal[keep], -separation[keep], feature[keep].astype(np.int64)
-    )
+    s = min(max(s, -ha[ei]), ha[ei])
+    t = min(max(t, -hb[ej]), hb[ej])
+    for m in range(3):
+        point[k, m] = 0.5 * (pa[m] + s * Ra[m, ei] + pb[m] + t * Rb[m, ej])
+        normal[k, m] = n[m]
+    depth[k] = -separation
+    feature[k] = _EDGE_BASE + ((ei * 8 + bits_a) * 3 + ej) * 8 + bits_b
+    return 1
 
 
-def _face_contacts(ca, Ra, ha, cb, Rb, hb, axis, separation, normal, margin) -> PairContacts:
+@njit(cache=True)
+def _face_contacts(ca, Ra, ha, cb, Rb, hb, axis, n, margin, point, normal, depth, feature, k):
     """Clip the incident face against the reference face's side planes; keep up to 4 points.
 
-    Work happens in the reference box's frame with its axes reordered per pair to (u, v, n),
-    n the reference face's axis, so every pair clips against the same coordinates.
+    Work happens in the reference box's frame with its axes ordered (u, v, n), n the reference
+    face's axis, so clipping always runs against the same coordinates.
     """
-    del separation  # face contacts measure each clipped point's own depth
-    rows = np.arange(len(axis))
-    ref_is_b = (axis >= 3)[:, None]
-    k = axis % 3
-    c_ref, c_inc = np.where(ref_is_b, cb, ca), np.where(ref_is_b, ca, cb)
-    R_ref = np.where(ref_is_b[:, :, None], Rb, Ra)
-    R_inc = np.where(ref_is_b[:, :, None], Ra, Rb)
-    h_ref, h_inc = np.where(ref_is_b, hb, ha), np.where(ref_is_b, ha, hb)
-    outward = np.where(ref_is_b, -normal, normal)  # reference face normal, out of its box
-
-    order = (k[:, None] + np.array([1, 2, 0])) % 3
-    frame = np.take_along_axis(R_ref, order[:, None, :], 2)  # columns u, v, n
-    extent = np.take_along_axis(h_ref, order, 1)
-    s_ref = np.where(np.sum(frame[:, :, 2] * outward, axis=1) >= 0.0, 1.0, -1.0)
+    ref_is_b = axis >= 3
+    c_ref, R_ref, h_ref = (cb, Rb, hb) if ref_is_b else (ca, Ra, ha)
+    c_inc, R_inc, h_inc = (ca, Ra, ha) if ref_is_b else (cb, Rb, hb)
+    ref_axis = axis % 3
+    outward = np.empty(3)  # reference face normal, out of its box
+    frame = np.empty((3, 3))  # columns u, v, n
+    extent = np.empty(3)
+    for i in range(3):
+        outward[i] = -n[i] if ref_is_b else n[i]
+        m = (ref_axis + 1 + i) % 3
+        extent[i] = h_ref[m]
+        for row in range(3):
+            frame[row, i] = R_ref[row, m]
+    s_ref = 1.0 if _column_dot(frame, 2, outward) >= 0.0 else -1.0
 
     # The incident face is the face of the other box most opposed to the reference normal.
-    facing = np.matmul(outward[:, None], R_inc)[:, 0]
-    m = np.abs(facing).argmax(axis=1)
-    s_inc = np.where(facing[rows, m] > 0.0, -1.0, 1.0)
+    m, facing = 0, 0.0
+    for i in range(3):
+        if abs(_column_dot(R_inc, i, outward)) > abs(facing):
+            m, facing = i, _column_dot(R_inc, i, outward)
+    s_inc = -1.0 if facing > 0.0 else 1.0
     m1, m2 = (m + 1) % 3, (m + 2) % 3
-    centre = c_inc + (s_inc * h_inc[rows, m])[:, None] * R_inc[rows, :, m]
-    u = (h_inc[rows, m1])[:, None] * R_inc[rows, :, m1]
-    w = (h_inc[rows, m2])[:, None] * R_inc[rows, :, m2]
-    quad = centre[:, None] + _QUAD[None, :, :1] * u[:, None] + _QUAD[None, :, 1:] * w[:, None]
+    corners = np.empty((4, 3))  # the incident face in the reference frame
+    offset = np.empty(3)
+    for q in range(4):
+        for i in range(3):
+            offset[i] = (c_inc[i] - c_ref[i] + s_inc * h_inc[m] * R_inc[i, m]
+                         + _QUAD[q, 0] * h_inc[m1] * R_inc[i, m1]
+                         + _QUAD[q, 1] * h_inc[m2] * R_inc[i, m2])
+        for i in range(3):
+            corners[q, i] = _column_dot(frame, i, offset)
 
-    poly = np.zeros((len(axis), MAX_POLYGON, 3))
-    poly[:, :4] = np.matmul(quad - c_ref[:, None], frame)
-    ids = np.zeros((len(axis), MAX_POLYGON), np.int64)
-    ids[:, :4] = np.arange(4)
-    labels = ids.copy()  # the line each polygon edge (vertex i -> i+1) lies on
-    count = np.full(len(axis), 4)
+    poly = np.empty((MAX_POLYGON, 3))
+    scratch = np.empty((MAX_POLYGON, 3))
+    scratch_ids = np.empty((MAX_POLYGON, 2), np.int64)
+    ids = np.empty(MAX_POLYGON, np.int64)
+    labels = np.empty(MAX_POLYGON, np.int64)  # the line each polygon edge (i -> i+1) lies on
+    for q in range(4):
+        for i in range(3):
+            poly[q, i] = corners[q, i]
+        ids[q] = q
+        labels[q] = q
+    count = np.int64(4)  # not the literal 4, which numba would compile a second _clip for
     for plane in range(4):
-        poly, ids, labels, count = _clip(poly, ids, labels, count, plane, extent[:, plane // 2])
+        count = _clip(poly, ids, labels, count, plane, extent[plane // 2], scratch, scratch_ids)
 
-    face = (s_ref * extent[:, 2])[:, None]
-    depth = s_ref[:, None] * (face - poly[:, :, 2])
-    valid = (np.arange(MAX_POLYGON) < count[:, None]) & (depth >= -margin)
-    keep = valid & (_reduce(poly, depth, valid) | (valid.sum(axis=1) <= MAX_MANIFOLD)[:, None])
+    face = s_ref * extent[2]
+    depths = np.empty(MAX_POLYGON)
+    keep = np.empty(MAX_POLYGON, np.bool_)
+    n_valid = 0
+    for q in range(MAX_POLYGON):
+        depths[q] = s_ref * (face - poly[q, 2]) if q < count else -math.inf
+        keep[q] = depths[q] >= -margin
+        n_valid += keep[q]
+    if n_valid > MAX_MANIFOLD:
+        _reduce(poly, depths, keep)
 
     # A pair within the margin whose nearest incident corner lies beyond the reference face's
     # rim can clip to nothing within reach; it still gets one speculative contact at that corner
     # with the gap along the normal (a lower bound of the distance, so the solver stays safe).
-    lost = np.flatnonzero(~keep.any(axis=1))
-    if len(lost):
-        corners = np.matmul(quad[lost] - c_ref[lost, None], frame[lost])
-        corner_depth = s_ref[lost, None] * (face[lost] - corners[:, :, 2])
-        nearest = corner_depth.argmax(axis=1)
-        picked = np.arange(len(lost))
-        poly[lost, 0] = corners[picked, nearest]
-        depth[lost, 0] = corner_depth[picked, nearest]
-        ids[lost, 0] = nearest
-        keep[lost, 0] = depth[lost, 0] >= -margin
+    if n_valid == 0:
+        nearest = 0
+        for q in range(4):
+            depths[q] = s_ref * (face - corners[q, 2])
+            if depths[q] > depths[nearest]:
+                nearest = q
+        for i in range(3):
+            poly[0, i] = corners[nearest, i]
+        depths[0] = depths[nearest]
+        ids[0] = nearest
+        keep[0] = depths[0] >= -margin
 
-    mid = poly.copy()
-    mid[:, :, 2] = 0.5 * (poly[:, :, 2] + face)
-    world = c_ref[:, None] + np.matmul(mid, frame.transpose(0, 2, 1))
-    ref_face = (ref_is_b[:, 0] * 3 + k) * 2 + (s_ref > 0)
-    inc_face = m * 2 + (s_inc > 0)
-    feature = (ref_face * 6 + inc_face)[:, None] * _POINT_IDS + ids
-    pair, slot = np.nonzero(keep)
-    return PairContacts(
-        pair, world[pair, slot], normal[pair], depth[pair, slot], feature[pair, slot]
-    )
+    ref_face = ((3 if ref_is_b else 0) + ref_axis) * 2 + (1 if s_ref > 0.0 else 0)
+    inc_face = m * 2 + (1 if s_inc > 0.0 else 0)
+    written = 0
+    for q in range(MAX_POLYGON):
+        if not keep[q]:
+            continue
+        poly[q, 2] = 0.5 * (poly[q, 2] + face)  # midway between the surfaces
+        _to_world(c_ref, frame, poly[q], point[k + written])
+        for i in range(3):
+            normal[k + written, i] = n[i]
+        depth[k + written] = depths[q]
+        feature[k + written] = (ref_face * 6 + inc_face) * _POINT_IDS + ids[q]
+        written += 1
+    return written
 
 
-def _clip(poly, ids, labels, count, plane, limit):
-    """One Sutherland-Hodgman pass against +-x[plane // 2] <= limit, for all polygons at once.
+@njit(cache=True)
+def _clip(poly, ids, labels, count, plane, limit, scratch, scratch_ids):
+    """One Sutherland-Hodgman pass against ±x[plane // 2] <= limit, in place; the new count.
 
-    Each input edge emits its start vertex if inside and its crossing point if it crosses; the
-    2 x MAX_POLYGON candidates are then packed in order. A crossing point's id records the edge
-    line and the plane that made it, so the same geometric corner keeps its id.
+    Each polygon edge emits its start vertex if inside and its crossing point if it crosses. A
+    crossing point's id records the edge line and the plane that made it, so the same geometric
+    corner keeps its id. scratch (MAX_POLYGON, 3) and scratch_ids (MAX_POLYGON, 2) hold the
+    input polygon meanwhile.
     """
     side, sign = plane // 2, 1.0 - 2.0 * (plane % 2)
-    slots = np.arange(MAX_POLYGON)
-    valid = slots < count[:, None]
-    following = (slots + 1) % np.maximum(count, 1)[:, None]
-    nxt = np.take_along_axis(poly, following[:, :, None], 1)
-    d0 = sign * poly[:, :, side] - limit[:, None]
-    d1 = sign * nxt[:, :, side] - limit[:, None]
-    in0 = d0 <= 0.0
-    crosses = valid & (in0 != (d1 <= 0.0))
-    t = np.where(crosses, d0 / np.where(crosses, d0 - d1, 1.0), 0.0)
-    cut = poly + t[:, :, None] * (nxt - poly)
-    cut[:, :, side] = (sign * limit)[:, None]
+    old_ids, old_labels = scratch_ids[:, 0], scratch_ids[:, 1]
+    for i in range(count):
+        for c in range(3):
+            scratch[i, c] = poly[i, c]
+        old_ids[i], old_labels[i] = ids[i], labels[i]
+    out = 0
+    for i in range(count):
+        following = (i + 1) % count
+        d0 = sign * scratch[i, side] - limit
+        d1 = sign * scratch[following, side] - limit
+        inside = d0 <= 0.0
+        if inside and out < MAX_POLYGON:
+            for c in range(3):
+                poly[out, c] = scratch[i, c]
+            ids[out] = old_ids[i]
+            labels[out] = old_labels[i]
+            out += 1
+        if inside != (d1 <= 0.0) and out < MAX_POLYGON:
+            t = d0 / (d0 - d1)
+            for c in range(3):
+                poly[out, c] = scratch[i, c] + t * (scratch[following, c] - scratch[i, c])
+            poly[out, side] = sign * limit
+            ids[out] = 4 + old_labels[i] * 4 + plane
+            # leaving the half-plane, the next polygon edge runs along the plane itself
+            labels[out] = 4 + plane if inside else old_labels[i]
+            out += 1
+    return out
 
-    emit = np.stack([valid & in0, crosses], axis=2).reshape(len(poly), -1)
-    pair, slot = np.nonzero(emit)
-    target = np.cumsum(emit, axis=1)[pair, slot] - 1
-    vertex, is_cut = np.divmod(slot, 2)
-    is_cut = is_cut.astype(bool)
-    out = np.zeros_like(poly)
-    out[pair, target] = np.where(is_cut[:, None], cut[pair, vertex], poly[pair, vertex])
-    out_ids = np.zeros_like(ids)
-    out_ids[pair, target] = np.where(
-        is_cut, 4 + labels[pair, vertex] * 4 + plane, ids[pair, vertex]
-    )
-    # leaving the half-plane, the next polygon edge runs along the plane itself
-    leaving = is_cut & in0[pair, vertex]
-    out_labels = np.zeros_like(labels)
-    out_labels[pair, target] = np.where(leaving, 4 + plane, labels[pair, vertex])
-    return out, out_ids, out_labels, emit.sum(axis=1)
+
+@njit(cache=True)
+def _column_dot(R, column, v):
+    """Column `column` of R dotted with v (a box axis against a vector)."""
+    return R[0, column] * v[0] + R[1, column] * v[1] + R[2, column] * v[2]
 
 
-def _reduce(poly, depth, valid):
-    """Choose 4 of the clipped points: the deepest, the one farthest from it, the one making the
-    largest triangle with those two, and the one adding the most area to that triangle.
+@njit(cache=True)
+def _to_world(origin, R, local, out):
+    """out = origin + R local (a point given in the frame with axes R)."""
+    for i in range(3):
+        out[i] = origin[i] + R[i, 0] * local[0] + R[i, 1] * local[1] + R[i, 2] * local[2]
 
-    Areas are signed, in the reference face plane (the polygon's first two coordinates).
-    """
-    rows = np.arange(len(poly))
-    first = np.where(valid, depth, -np.inf).argmax(axis=1)
-    p1 = poly[rows, first]
-    second = np.where(valid, np.sum((poly - p1[:, None]) ** 2, axis=2), -1.0).argmax(axis=1)
-    p2 = poly[rows, second]
 
-    def area(a, b):
-        e, q = (b - a)[:, None], poly - a[:, None]
-        return e[..., 0] * q[..., 1] - e[..., 1] * q[..., 0]
+@njit(cache=True)
+def _area(poly, a, b, p):
+    """Signed area (twice) of the triangle of vertices a, b, p in the reference face plane."""
+    return ((poly[b, 0] - poly[a, 0]) * (poly[p, 1] - poly[a, 1])
+            - (poly[b, 1] - poly[a, 1]) * (poly[p, 0] - poly[a, 0]))
 
-    side = area(p1, p2)
-    third = np.where(valid, np.abs(side), -1.0).argmax(axis=1)
-    p3 = poly[rows, third]
-    orient = np.where(side[rows, third] >= 0.0, 1.0, -1.0)[:, None]
-    gain = sum(np.maximum(-orient * area(a, b), 0.0) for a, b in ((p1, p2), (p2, p3), (p3, p1)))
-    fourth = np.where(valid, gain, -1.0).argmax(axis=1)
-    chosen = np.zeros(valid.shape, bool)
-    for index in (first, second, third, fourth):
-        chosen[rows, index] = True
-    return chosen
+
+@njit(cache=True)
+def _reduce(poly, depths, keep):
+    """Narrow the valid clipped points (`keep`, in place) to 4: the deepest, the one farthest
+    from it, the one making the largest triangle with those two, and the one adding the most
+    area to that triangle."""
+    first = np.int64(-1)
+    for q in range(len(keep)):
+        if keep[q] and (first < 0 or depths[q] > depths[first]):
+            first = q
+    second, far = first, -1.0
+    for q in range(len(keep)):
+        distance = ((poly[q, 0] - poly[first, 0]) ** 2 + (poly[q, 1] - poly[first, 1]) ** 2
+                    + (poly[q, 2] - poly[first, 2]) ** 2)
+        if keep[q] and distance > far:
+            second, far = q, distance
+    third, largest = first, -1.0
+    for q in range(len(keep)):
+        if keep[q] and abs(_area(poly, first, second, q)) > largest:
+            third, largest = q, abs(_area(poly, first, second, q))
+    orient = 1.0 if _area(poly, first, second, third) >= 0.0 else -1.0
+    fourth, most = first, -1.0
+    for q in range(len(keep)):
+        gain = (max(-orient * _area(poly, first, second, q), 0.0)
+                + max(-orient * _area(poly, second, third, q), 0.0)
+                + max(-orient * _area(poly, third, first, q), 0.0))
+        if keep[q] and gain > most:
+            fourth, most = q, gain
+    for q in range(len(keep)):
+        keep[q] = q in (first, second, third, fourth)

@@ -1,4 +1,4 @@
-"""The 15-axis separating axis test for oriented boxes, batched over P pairs.
+"""The 15-axis separating axis test for two oriented boxes, compiled, one pair per call.
 
 The candidate axes are the three face normals of each box and the nine cross products of their
 edges (the Vietnamese thesis, section 2.1.2.2): two boxes are disjoint exactly when their
@@ -9,9 +9,11 @@ centre offset D in box a's frame, as in the thesis's table 2.1.
 Axis codes: 0-2 = face normals of a, 3-5 = face normals of b, 6 + 3i + j = Ai × Bj.
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 # Below this length of Ai × Bj (the sine of the angle between the edges) the cross product is
 # rounding noise of c_ij (~1e-16) and its direction meaningless. Skipping such an axis is safe:
@@ -26,13 +28,102 @@ FACE_PREFERENCE_RELATIVE = 0.05
 FACE_PREFERENCE_ABSOLUTE = 1e-4
 
 
+@njit(cache=True)
+def sat_pair(ca, Ra, ha, cb, Rb, hb, normal, preference):
+    """(separation, axis, axis_separation) of one box pair; writes the contact normal (3,).
+
+    ca, cb (3,) centres; Ra, Rb (3, 3) rotations (columns = box axes); ha, hb (3,) half-extents.
+    separation = the largest gap over all axes (> 0 disjoint, <= 0 touching or overlapping:
+    minus the smallest penetration depth); axis = the code of the chosen contact axis;
+    axis_separation = the gap along it (face axes preferred within the tolerances above, so it
+    may be slightly below separation); normal = that axis as a unit world vector from a to b.
+    preference scales those tolerances: 1.0 as stated, 0.0 picks the largest gap, so that
+    axis_separation = separation (a float, not a flag: numba compiles one variant for both).
+    """
+    # rows 0-2: c_ij = Ai·Bj; row 3: Ai·D; row 4: Bj·D (one allocation for all three)
+    work = np.empty((5, 3))
+    C, Da, Db = work[:3], work[3], work[4]
+    dx, dy, dz = cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2]
+    for i in range(3):
+        Da[i] = Ra[0, i] * dx + Ra[1, i] * dy + Ra[2, i] * dz
+        Db[i] = Rb[0, i] * dx + Rb[1, i] * dy + Rb[2, i] * dz
+        for j in range(3):
+            C[i, j] = Ra[0, i] * Rb[0, j] + Ra[1, i] * Rb[1, j] + Ra[2, i] * Rb[2, j]
+
+    # face axes of a, then of b: R - R0 - R1
+    best_a, sep_a = 0, -math.inf
+    best_b, sep_b = 0, -math.inf
+    for i in range(3):
+        gap = abs(Da[i]) - ha[i]
+        for j in range(3):
+            gap -= abs(C[i, j]) * hb[j]
+        if gap > sep_a:
+            best_a, sep_a = i, gap
+    for j in range(3):
+        gap = abs(Db[j]) - hb[j]
+        for i in range(3):
+            gap -= ha[i] * abs(C[i, j])
+        if gap > sep_b:
+            best_b, sep_b = j, gap
+
+    # edge axes: Ai × Bj in a's frame is ei × (column j of C), with components
+    # i+1 = -c_{i+2,j} and i+2 = c_{i+1,j} (indices mod 3).
+    best_e, sep_e = 0, -math.inf
+    for i in range(3):
+        i1, i2 = (i + 1) % 3, (i + 2) % 3
+        for j in range(3):
+            c1, c2 = C[i1, j], C[i2, j]
+            length = math.sqrt(c1 * c1 + c2 * c2)
+            if not length > PARALLEL_EPSILON:
+                continue
+            r = abs(c1 * Da[i2] - c2 * Da[i1])
+            r0 = ha[i1] * abs(c2) + ha[i2] * abs(c1)
+            # R1 = sum_m b_m |L·Bm|, L·Bm = c_{i+1,j} c_{i+2,m} - c_{i+2,j} c_{i+1,m}: the same
+            # vector as R and R0 use, so all three see one direction even when C is not exactly
+            # orthogonal.
+            r1 = 0.0
+            for m in range(3):
+                r1 += hb[m] * abs(c1 * C[i2, m] - c2 * C[i1, m])
+            gap = (r - r0 - r1) / length
+            if gap > sep_e:
+                best_e, sep_e = 3 * i + j, gap
+
+    separation = max(sep_a, sep_b, sep_e)
+    scale = FACE_PREFERENCE_ABSOLUTE * min(ha[0], ha[1], ha[2], hb[0], hb[1], hb[2])
+    # Pairs that are apart get no preference: the largest gap is the best estimate of their
+    # distance and points at the features about to touch (for speculative contacts).
+    slack = 0.0 if separation > 0.0 else preference
+    axis, sep_face = best_a, sep_a
+    if sep_b > sep_a + slack * (FACE_PREFERENCE_RELATIVE * abs(sep_a) + scale):
+        axis, sep_face = 3 + best_b, sep_b
+    axis_separation = sep_face
+    if sep_e > sep_face + slack * (FACE_PREFERENCE_RELATIVE * abs(sep_face) + scale):
+        axis, axis_separation = 6 + best_e, sep_e
+
+    if axis < 3:
+        for k in range(3):
+            normal[k] = Ra[k, axis]
+    elif axis < 6:
+        for k in range(3):
+            normal[k] = Rb[k, axis - 3]
+    else:
+        ei, ej = (axis - 6) // 3, (axis - 6) % 3
+        normal[0] = Ra[1, ei] * Rb[2, ej] - Ra[2, ei] * Rb[1, ej]
+        normal[1] = Ra[2, ei] * Rb[0, ej] - Ra[0, ei] * Rb[2, ej]
+        normal[2] = Ra[0, ei] * Rb[1, ej] - Ra[1, ei] * Rb[0, ej]
+        length = max(math.sqrt(normal[0] ** 2 + normal[1] ** 2 + normal[2] ** 2), PARALLEL_EPSILON)
+        for k in range(3):
+            normal[k] /= length
+    if normal[0] * dx + normal[1] * dy + normal[2] * dz < 0.0:
+        for k in range(3):
+            normal[k] = -normal[k]
+    return separation, axis, axis_separation
+
+
 @dataclass(frozen=True)
 class SatResult:
-    """Per pair: `separation` = largest gap over all axes (> 0 disjoint, <= 0 touching or
-    overlapping; minus the smallest penetration depth), `axis` = the code of the chosen
-    contact axis, `axis_separation` = the gap along it (face axes preferred within the
-    tolerances above, so it may be slightly below `separation`), `normal` (P, 3) = that axis
-    as a unit world vector pointing from box a to box b."""
+    """Per pair, as `sat_pair` returns them: separation, axis, axis_separation (P,) and
+    normal (P, 3)."""
 
     separation: np.ndarray
     axis: np.ndarray
@@ -41,62 +132,18 @@ class SatResult:
 
 
 def box_box_sat(ca, Ra, ha, cb, Rb, hb) -> SatResult:
-    """Run the separating axis test on P pairs of boxes.
+    """Run the separating axis test on P pairs of boxes: ca, cb (P, 3) centres; Ra, Rb (P, 3, 3)
+    rotations (columns = box axes); ha, hb (P, 3) half-extents."""
+    args = [np.ascontiguousarray(x, dtype=np.float64) for x in (ca, Ra, ha, cb, Rb, hb)]
+    p = len(args[0])
+    result = SatResult(np.empty(p), np.empty(p, np.int64), np.empty(p), np.empty((p, 3)))
+    _sat_all(*args, result.separation, result.axis, result.axis_separation, result.normal)
+    return result
 
-    ca, cb (P, 3) centres; Ra, Rb (P, 3, 3) rotations (columns = box axes); ha, hb (P, 3)
-    half-extents.
-    """
-    C = np.matmul(Ra.transpose(0, 2, 1), Rb)  # c_ij = Ai·Bj
-    absC = np.abs(C)
-    D = cb - ca
-    Da = np.matmul(D[:, None], Ra)[:, 0]  # Ai·D
-    Db = np.matmul(D[:, None], Rb)[:, 0]  # Bj·D
 
-    face_a = np.abs(Da) - ha - np.matmul(absC, hb[:, :, None])[:, :, 0]
-    face_b = np.abs(Db) - np.matmul(ha[:, None], absC)[:, 0] - hb
-
-    # Ai × Bj in a's frame is ei × (column j of C): components i+1 = -c_{i+2,j}, i+2 = c_{i+1,j}
-    # (indices mod 3). C1, C2 hold c_{i+1,j}, c_{i+2,j} at [i, j].
-    C1, C2 = np.roll(C, -1, axis=1), np.roll(C, -2, axis=1)
-    length = np.sqrt(C1 * C1 + C2 * C2)
-    r = np.abs(C1 * np.roll(Da, -2, axis=1)[:, :, None] - C2 * np.roll(Da, -1, axis=1)[:, :, None])
-    r0 = np.roll(ha, -1, axis=1)[:, :, None] * np.abs(C2) + np.roll(ha, -2, axis=1)[
-        :, :, None
-    ] * np.abs(C1)
-    # R1 = sum_m b_m |L·Bm|, L·Bm = c_{i+1,j} c_{i+2,m} - c_{i+2,j} c_{i+1,m}: the same vector
-    # as R and R0 use, so all three see one direction even when C is not exactly orthogonal.
-    in_b = C1[:, :, :, None] * C2[:, :, None, :] - C2[:, :, :, None] * C1[:, :, None, :]
-    r1 = np.matmul(np.abs(in_b).reshape(-1, 9, 3), hb[:, :, None]).reshape(-1, 3, 3)
-    valid = length > PARALLEL_EPSILON
-    edge_sep = np.where(valid, (r - r0 - r1) / np.where(valid, length, 1.0), -np.inf)
-    edge_sep = edge_sep.reshape(-1, 9)
-
-    everything = np.concatenate([face_a, face_b, edge_sep], axis=1)
-    separation = everything.max(axis=1)
-
-    rows = np.arange(len(D))
-    best_a = face_a.argmax(axis=1)
-    best_b = face_b.argmax(axis=1)
-    best_e = edge_sep.argmax(axis=1)
-    sep_a = face_a[rows, best_a]
-    sep_b = face_b[rows, best_b]
-    sep_e = edge_sep[rows, best_e]
-    scale = FACE_PREFERENCE_ABSOLUTE * np.minimum(ha.min(axis=1), hb.min(axis=1))
-
-    # Pairs that are apart get no preference: the largest gap is the best estimate of their
-    # distance and points at the features about to touch (for speculative contacts).
-    slack = np.where(separation > 0.0, 0.0, 1.0)
-    use_b = sep_b > sep_a + slack * (FACE_PREFERENCE_RELATIVE * np.abs(sep_a) + scale)
-    axis = np.where(use_b, 3 + best_b, best_a)
-    sep_face = np.where(use_b, sep_b, sep_a)
-    use_e = sep_e > sep_face + slack * (FACE_PREFERENCE_RELATIVE * np.abs(sep_face) + scale)
-    axis = np.where(use_e, 6 + best_e, axis)
-    axis_separation = np.where(use_e, sep_e, sep_face)
-
-    normal = np.where(use_b[:, None], Rb[rows, :, best_b], Ra[rows, :, best_a])
-    ei, ej = np.divmod(best_e, 3)
-    edge_world = np.cross(Ra[rows, :, ei], Rb[rows, :, ej])
-    edge_world /= np.maximum(np.linalg.norm(edge_world, axis=1), PARALLEL_EPSILON)[:, None]
-    normal = np.where(use_e[:, None], edge_world, normal)
-    normal = np.where((np.sum(normal * D, axis=1) < 0.0)[:, None], -normal, normal)
-    return SatResult(separation, axis, axis_separation, normal)
+@njit(cache=True)
+def _sat_all(ca, Ra, ha, cb, Rb, hb, separation, axis, axis_separation, normal):
+    for p in range(len(ca)):
+        separation[p], axis[p], axis_separation[p] = sat_pair(
+            ca[p], Ra[p], ha[p], cb[p], Rb[p], hb[p], normal[p], 1.0
+        )

@@ -112,3 +112,44 @@ def test_batch_matches_single_pairs_and_marks_misses_with_inf():
     for (p, q), t in zip(pairs, batch, strict=True):
         single = time_of_impact(record(p), record(q), v[p], w[p], v[q], w[q], t_max=1.0)
         assert (single is None) if np.isinf(t) else single == pytest.approx(t, abs=1e-12)
+
+
+def test_box_spinning_on_the_ground_about_the_vertical_never_hits():
+    """Resting on the floor (1e-4 deep, within the 5 mm allowance) and spinning at 80 rad/s about
+    the floor's normal, the lowest face stays where it is: no contact deeper than the allowance
+    comes within the step. A bound counting the whole spin as closing speed would crawl in
+    steps of 5e-3 / 69 s and report an early time instead."""
+    floor = Box((0.0, 0.0, -0.5), IDENTITY, (50.0, 50.0, 0.5))
+    box = Box((0.0, 0.0, 0.5 - 1e-4), IDENTITY, (0.5, 0.5, 0.5))
+    t = time_of_impact(box, floor, STILL, (0, 0, 80), STILL, STILL, t_max=1 / 240,
+                       target_distance=-0.005)
+    assert t is None
+
+
+def test_tumbling_pairs_never_get_a_time_after_their_first_contact():
+    """Random boxes and spheres tumbling fast near each other: at every sampled instant before
+    the reported time the shapes are still apart (the SAT and sphere gaps, exact for overlap),
+    so CCD is conservative even when its step budget runs out."""
+    rng = np.random.default_rng(9)
+    n = 60
+    shape = np.where(rng.random(n) < 0.3, SPHERE, BOX)
+    centres = rng.uniform(-1.0, 1.0, (n, 3))
+    orientations = quat.normalize(rng.normal(size=(n, 4)))
+    half = rng.uniform(0.1, 0.4, (n, 3))
+    half[shape == SPHERE] = half[shape == SPHERE, :1]
+    v = rng.normal(scale=2.0, size=(n, 3))
+    w = rng.normal(scale=40.0, size=(n, 3))
+    pairs = np.array([(p, q) for p in range(n) for q in range(p + 1, n)])
+    t_max = 0.05
+    times = time_of_impact_batch(shape, centres, orientations, half, v, w, pairs, t_max)
+    assert np.isfinite(times).sum() > 50 and (times > 0).sum() > 20
+
+    def record(k, t):
+        centre = centres[k] + v[k] * t
+        if shape[k] == SPHERE:
+            return Sphere(centre, half[k, 0])
+        return Box(centre, quat.integrate(orientations[k], w[k], t), half[k])
+
+    for (p, q), t in zip(pairs, times, strict=True):
+        for s in np.linspace(0.0, min(t, t_max), 50, endpoint=False)[1:] if t > 0 else []:
+            assert len(collide(record(p, s), record(q, s)).depths) == 0, (p, q, s, t)
