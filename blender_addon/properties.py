@@ -24,15 +24,21 @@ COMBINE_ITEMS = (
 
 
 class ImpulseBakeState(bpy.types.PropertyGroup):
-    """What an object looked like before Impulse baked it, so Clear can put it back exactly."""
+    """What a bake changed on an object, so Clear (and a re-bake) can undo exactly that."""
 
     baked: BoolProperty(default=False)
-    action: PointerProperty(type=bpy.types.Action, description="The action baked by Impulse")
+    action: PointerProperty(type=bpy.types.Action, description="The action holding the bake")
+    created_action: BoolProperty(description="The bake made the action (Clear removes it empty)")
+    slot: StringProperty(description="Identifier of the action slot keyed")
     had_animation_data: BoolProperty(default=False)
-    previous_action: PointerProperty(type=bpy.types.Action)
-    previous_slot: StringProperty(description="Identifier of the previous action slot")
-    previous_fake_user: BoolProperty(default=False)
-    rotation_mode: StringProperty()
+    frame_start: IntProperty(description="First baked frame")
+    frame_end: IntProperty(description="Last baked frame")
+    channels: StringProperty(
+        default="[]", description="JSON: the curves keyed and the keys they had in the range"
+    )
+    muted_constraints: StringProperty(
+        default="[]", description="JSON: names of the constraints the bake muted"
+    )
     location: FloatVectorProperty(size=3)
     rotation_euler: FloatVectorProperty(size=3)
     rotation_quaternion: FloatVectorProperty(size=4)
@@ -150,6 +156,16 @@ class ImpulseSceneSettings(bpy.types.PropertyGroup):
             ("CONSTANT", "Constant", "Hold each key until the next"),
         ),
         default="LINEAR",
+    )
+    constraint_mode: EnumProperty(
+        name="Constraints",
+        description="What to do about object constraints on active bodies",
+        items=(
+            ("KEEP", "Keep", "Key the simulation and let the constraints act on it (warned)"),
+            ("VISUAL", "Visual Transform", "Keys such that the constrained motion is simulated"),
+            ("MUTE", "Mute", "Mute the constraints of baked bodies (Clear unmutes them)"),
+        ),
+        default="KEEP",
     )
     show_shapes: BoolProperty(
         name="Show Collision Shapes",

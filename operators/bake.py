@@ -1,6 +1,7 @@
 """Bake and Clear. In the UI the bake is modal (progress, Esc cancels); scripts run it through."""
 
 import time
+import traceback
 
 import bpy
 
@@ -26,6 +27,15 @@ def _report_done(operator, report: BakeReport) -> None:
     )
 
 
+def _report_failure(operator, error: Exception) -> None:
+    """An unexpected error: the traceback goes to the console, the user gets one line."""
+    traceback.print_exc()
+    operator.report(
+        {"ERROR"},
+        f"Bake failed ({type(error).__name__}: {error}); the scene is as it was before",
+    )
+
+
 class IMPULSE_OT_bake(bpy.types.Operator):
     """Simulate the bodies over the frame range and key the active ones"""
 
@@ -38,6 +48,9 @@ class IMPULSE_OT_bake(bpy.types.Operator):
             report = bake_scene(context.scene)
         except BakeError as error:
             self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        except Exception as error:  # a bug: say so; the scene is as it was
+            _report_failure(self, error)
             return {"CANCELLED"}
         _report_done(self, report)
         return {"FINISHED"}
@@ -78,7 +91,12 @@ class IMPULSE_OT_bake(bpy.types.Operator):
             status = f"Impulse: baking frame {done} of {total} (Esc cancels)"
             context.workspace.status_text_set(status)
             return {"RUNNING_MODAL"}
-        report = self._job.finish()
+        try:
+            report = self._job.finish()
+        except Exception as error:  # a bug: say so; the scene is as it was
+            self._end(context)
+            _report_failure(self, error)
+            return {"CANCELLED"}
         self._end(context)
         _report_done(self, report)
         return {"FINISHED"}

@@ -236,12 +236,15 @@ def test_velocity_from_animation(scene):
             key.interpolation = "LINEAR"
     add(box, use_animation_velocity=True)
     original = box.animation_data.action
+    before = keys(box, "location").copy()
     assert bpy.ops.impulse.bake() == {"FINISHED"}
+    assert box.animation_data.action == original
     x = keys(box, "location")[:, :2]
+    assert x[:, 0].tolist() == [1, *range(10, 41), 50]  # the user's keys outside the bake stay
     assert x[:, 1] == pytest.approx((x[:, 0] - 1.0) / 24.0 * 3.0, abs=1e-4)
-    assert original.use_fake_user
     assert bpy.ops.impulse.clear_bake() == {"FINISHED"}
     assert box.animation_data.action == original
+    assert np.array_equal(keys(box, "location"), before)
 
 
 def test_clear_restores_previous_action_and_transform_exactly(scene):
@@ -257,11 +260,13 @@ def test_clear_restores_previous_action_and_transform_exactly(scene):
     actions_before = sorted(bpy.data.actions.keys())
     scene.frame_end = 24
     bpy.ops.impulse.bake()
-    assert box.animation_data.action != previous
+    assert box.animation_data.action == previous  # keyed in place of the key at frame 1
+    assert keys(box, "rotation_quaternion")[:, 0].tolist() == list(range(1, 25))
     assert box.impulse.bake_state.baked
     bpy.ops.impulse.bake()  # baking again replaces the bake, it does not stack
     assert bpy.ops.impulse.clear_bake() == {"FINISHED"}
     assert box.animation_data.action == previous
+    assert keys(box, "rotation_quaternion")[:, 0].tolist() == [1]
     assert not previous.use_fake_user
     assert sorted(bpy.data.actions.keys()) == actions_before
     assert transform(box) == before

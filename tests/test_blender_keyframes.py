@@ -1,4 +1,4 @@
-"""The keyframe writer: bulk keys in a new layered action, continuity, exact restore."""
+"""The keyframe writer: bulk keys in the object's action, continuity, exact restore."""
 
 import bpy
 import numpy as np
@@ -10,6 +10,12 @@ from tests.blender_helpers import cube, fcurves, keys, transform
 @pytest.fixture
 def writer(impulse):
     return impulse.blender_addon.keying.keyframes
+
+
+def bake(writer, obj, frames, basis, interpolation="LINEAR"):
+    """Key `basis` at `frames` the way a bake does (turns between keys: the short way)."""
+    writer.begin(obj, int(frames[0]), int(frames[-1]))
+    return writer.write(obj, frames, basis, np.zeros(len(frames) - 1), interpolation)
 
 
 def spin_basis(turns: float, count: int, axis=2, scale=(1.0, 1.0, 1.0)) -> np.ndarray:
@@ -29,8 +35,7 @@ def spin_basis(turns: float, count: int, axis=2, scale=(1.0, 1.0, 1.0)) -> np.nd
 def test_keys_go_into_a_new_action_named_after_the_object(scene, writer):
     obj = cube("Crate")
     frames = np.arange(1, 42)
-    writer.remember(obj)
-    action = writer.write(obj, frames, spin_basis(0.25, len(frames)), "LINEAR")
+    action = bake(writer, obj, frames, spin_basis(0.25, len(frames)), "LINEAR")
     assert action.name == "Crate"
     assert obj.animation_data.action == action
     assert {(c.data_path, c.array_index) for c in fcurves(obj)} == {
@@ -48,8 +53,7 @@ def test_keys_go_into_a_new_action_named_after_the_object(scene, writer):
 def test_euler_keys_are_continuous_through_several_turns(scene, writer):
     obj = cube("Spinner")
     frames = np.arange(0, 101)
-    writer.remember(obj)
-    writer.write(obj, frames, spin_basis(2.0, len(frames)))
+    bake(writer, obj, frames, spin_basis(2.0, len(frames)))
     z = keys(obj, "rotation_euler")[:, 3]
     assert np.all(np.diff(z) > 0.0), "Euler angle flipped"
     assert z[-1] == pytest.approx(4.0 * np.pi, abs=1e-4)
@@ -59,8 +63,7 @@ def test_quaternion_keys_never_flip_sign(scene, writer):
     obj = cube("Spinner")
     obj.rotation_mode = "QUATERNION"
     frames = np.arange(0, 101)
-    writer.remember(obj)
-    writer.write(obj, frames, spin_basis(2.0, len(frames), axis=0))
+    bake(writer, obj, frames, spin_basis(2.0, len(frames), axis=0))
     q = keys(obj, "rotation_quaternion")[:, 1:]
     assert q[0] == pytest.approx([1.0, 0.0, 0.0, 0.0], abs=1e-6)
     assert np.all(np.sum(q[1:] * q[:-1], axis=1) > 0.0)
@@ -70,8 +73,7 @@ def test_negative_scale_stays_in_scale_not_rotation(scene, writer):
     obj = cube("Mirror")
     obj.scale = (-1.0, 2.0, 1.0)
     frames = np.arange(1, 11)
-    writer.remember(obj)
-    writer.write(obj, frames, spin_basis(0.1, len(frames), scale=(-1.0, 2.0, 1.0)))
+    bake(writer, obj, frames, spin_basis(0.1, len(frames), scale=(-1.0, 2.0, 1.0)))
     for frame, angle in zip(frames, np.linspace(0.0, 0.2 * np.pi, len(frames)), strict=True):
         scene.frame_set(int(frame))
         assert tuple(obj.rotation_euler) == pytest.approx((0.0, 0.0, angle), abs=1e-5)
@@ -80,29 +82,35 @@ def test_negative_scale_stays_in_scale_not_rotation(scene, writer):
 
 def test_bezier_interpolation_option(scene, writer):
     obj = cube("Smooth")
-    writer.remember(obj)
-    writer.write(obj, np.arange(1, 6), spin_basis(0.1, 5), "BEZIER")
+    bake(writer, obj, np.arange(1, 6), spin_basis(0.1, 5), "BEZIER")
     assert all(k.interpolation == "BEZIER" for c in fcurves(obj) for k in c.keyframe_points)
 
 
-def test_restore_brings_back_previous_action_and_transform_exactly(scene, writer):
+def test_restore_brings_back_the_keys_and_transform_exactly(scene, writer):
     obj = cube("Animated", location=(1.0, 2.0, 3.0))
     obj.rotation_mode = "QUATERNION"
-    obj.keyframe_insert("location", frame=1)
-    previous = obj.animation_data.action
-    previous_slot = obj.animation_data.action_slot.identifier
-    obj.rotation_quaternion = (0.5, 0.5, 0.5, 0.5)
-    before = transform(obj)
-    writer.remember(obj)
-    assert previous.use_fake_user
-    baked = writer.write(obj, np.arange(1, 11), spin_basis(0.3, 10)).name
+    for frame, x in ((1, 1.0), (5, 3.0), (20, 4.0)):
+        obj.location.x = x
+        obj.keyframe_insert("location", frame=frame)
+    action = obj.animation_data.action
+    slot = obj.animation_data.action_slot.identifier
+    obj.rotation_quaternion = (0.5, 0.5, 0.5, 0.5)  # unkeyed: kept as it is
     scene.frame_set(5)
+    before = transform(obj)
+    user_keys = keys(obj, "location").copy()
+    bake(writer, obj, np.arange(3, 11), spin_basis(0.3, 8))
+    assert obj.animation_data.action == action  # keys go into the action the object plays
+    baked = keys(obj, "location")
+    assert baked[:, 0].tolist() == [1, *range(3, 11), 20]  # the keys outside the range stay
+    assert baked[[0, -1]] == pytest.approx(user_keys[[0, -1]])
+    scene.frame_set(6)
     assert transform(obj) != before
     writer.restore(obj)
-    assert obj.animation_data.action == previous
-    assert obj.animation_data.action_slot.identifier == previous_slot
-    assert not previous.use_fake_user
-    assert baked not in bpy.data.actions
+    scene.frame_set(5)
+    assert obj.animation_data.action == action
+    assert obj.animation_data.action_slot.identifier == slot
+    assert np.array_equal(keys(obj, "location"), user_keys)
+    assert {c.data_path for c in fcurves(obj)} == {"location"}
     assert transform(obj) == before
     assert not obj.impulse.bake_state.baked
 
@@ -110,8 +118,7 @@ def test_restore_brings_back_previous_action_and_transform_exactly(scene, writer
 def test_restore_without_previous_animation_removes_animation_data(scene, writer):
     obj = cube("Plain", location=(0.0, 0.0, 4.0))
     before = transform(obj)
-    writer.remember(obj)
-    writer.write(obj, np.arange(1, 11), spin_basis(0.3, 10))
+    bake(writer, obj, np.arange(1, 11), spin_basis(0.3, 10))
     writer.restore(obj)
     assert obj.animation_data is None
     assert transform(obj) == before

@@ -102,6 +102,7 @@ class IMPULSE_PT_bake(ImpulseSidebar):
         column.prop(source, "frame_end", text="End")
         layout.prop(settings, "key_step")
         layout.prop(settings, "interpolation")
+        layout.prop(settings, "constraint_mode")
         row = layout.row(align=True)
         row.scale_y = 1.4
         row.operator("impulse.bake", icon="PHYSICS")

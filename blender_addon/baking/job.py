@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import solver
-from ..keying import keyframes
-from ..reading.bridge import BakeError, build_world, evaluated_depsgraph, frame_range, parent_motion
+from ..keying import bake_keys, keyframes
+from ..reading.bridge import BakeError, build_world, evaluated_depsgraph, frame_range
 from . import kernels
 
 __all__ = ["BakeError", "BakeJob", "BakeReport", "bake_scene", "clear_bake"]
@@ -91,7 +91,9 @@ class BakeJob:
         writing = time.perf_counter()
         fps = self.scene.render.fps / self.scene.render.fps_base
         trajectory = solver.Trajectory.from_snapshots(self._snapshots, fps)
-        self._write_keys(trajectory)
+        self.warnings += bake_keys.write_bake(
+            self.scene, self._depsgraph, self.links, trajectory, self.frame_start
+        )
         self.timings["write"] = time.perf_counter() - writing
         report = BakeReport(
             bodies=len(self.links),
@@ -106,30 +108,6 @@ class BakeJob:
         )
         _store_statistics(self.scene, report)
         return report
-
-    def _write_keys(self, trajectory) -> None:
-        """Key every active body every `key_step` frames and the last; re-bakes replace."""
-        scene = self.scene
-        last = trajectory.frames
-        rows = np.union1d(np.arange(0, last, scene.impulse.key_step), [last])
-        frames = rows + self.frame_start
-        worlds = {
-            link.name: link.world_matrices(
-                trajectory.positions[rows, link.index], trajectory.orientations[rows, link.index]
-            )
-            for link in self.links
-            if link.kind == "dynamic"
-        }
-        parents = parent_motion(scene, self._depsgraph, self.links, frames, worlds)
-        for link in self.links:
-            if link.name not in worlds:
-                continue
-            obj = scene.objects[link.name]
-            if obj.impulse.bake_state.baked:
-                keyframes.restore(obj)
-            keyframes.remember(obj)
-            basis = link.basis_matrices(worlds[link.name], parents.get(link.name))
-            keyframes.write(obj, frames, basis, scene.impulse.interpolation)
 
 
 def _store_statistics(scene, report: BakeReport) -> None:

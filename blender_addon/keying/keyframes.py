@@ -1,26 +1,22 @@
-"""Write baked transforms as keyframes in bulk, and put objects back as they were.
+"""Write baked transforms as keyframes into the object's own action, and take them off again.
 
-Keys go into a new action per object, created through `fcurve_ensure_for_datablock` so the
-layered actions of Blender 4.4+ (and 5.0, which has no `Action.fcurves`) get their slot, layer and
-strip. Values are set with `foreach_set`, not `keyframe_insert`, which is what makes Blender's
-own Bake to Keyframes slow. The object's previous action (kept with a fake user) and transform
-are remembered in `object.impulse.bake_state`.
+A bake owns only the location and rotation keys of its frame range: it swaps them for simulated
+keys in the action the object plays (one is made, named after the object, if it has none) and
+keeps every other curve and key, so a keyed throw before the start frame plays on into the
+simulation and keys added after a bake survive re-baking. What it swapped out is stored in
+`object.impulse.bake_state`; Clear puts exactly that back and changes no action assignment.
+Keys are moved in bulk (see `channels`), not with `keyframe_insert`, which is what makes
+Blender's own Bake to Keyframes slow.
 """
 
-from typing import cast
+import json
 
 import bpy
 import numpy as np
-from mathutils import Euler, Quaternion
+from mathutils import Euler
 
 from ...solver import quaternion
-
-GROUP = "Object Transforms"
-
-
-def _interpolation_value(name: str) -> int:
-    prop = cast(bpy.types.EnumProperty, bpy.types.Keyframe.bl_rna.properties["interpolation"])
-    return prop.enum_items[name].value
+from . import channels, rotations
 
 
 def _delta_rotation(obj) -> np.ndarray:
@@ -43,104 +39,149 @@ def _decompose(obj, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return location, quaternion.from_matrix(rotation)
 
 
-def _continuous_quaternions(obj, quats: np.ndarray) -> np.ndarray:
-    """Flip signs so neighbouring keys (and the first key and the current value) agree."""
-    previous = np.vstack([np.array(obj.rotation_quaternion), quats[:-1]])
-    signs = np.cumprod(np.where(np.sum(previous * quats, axis=1) < 0.0, -1.0, 1.0))
-    return quats * signs[:, None]
-
-
-def rotation_channels(obj, quats: np.ndarray) -> tuple[str, np.ndarray]:
-    """The rotation property of the object's rotation mode, with values free of flips."""
-    mode = obj.rotation_mode
-    if mode == "QUATERNION":
-        return "rotation_quaternion", _continuous_quaternions(obj, quats)
-    if mode == "AXIS_ANGLE":
-        values = np.empty((len(quats), 4))
-        for i, q in enumerate(quats):
-            axis, angle = Quaternion(q).to_axis_angle()
-            values[i] = (angle, axis.x, axis.y, axis.z)
-        return "rotation_axis_angle", values
-    values = np.empty((len(quats), 3))
-    compatible = obj.rotation_euler.copy()
-    for i, q in enumerate(quats):
-        compatible = Quaternion(q).to_euler(mode, compatible)
-        values[i] = compatible
-    return "rotation_euler", values
-
-
-def remember(obj) -> None:
-    """Store the previous action and transform; the action gets a fake user so it survives."""
+def begin(obj, frame_start: int, frame_end: int) -> None:
+    """Get an object ready to take a bake of [frame_start, frame_end]: an earlier bake's keys
+    go back first, and the object gets an action if it plays none."""
     state = obj.impulse.bake_state
-    animation = obj.animation_data
-    previous = animation.action if animation else None
-    state.had_animation_data = animation is not None
-    state.previous_action = previous
-    slot = animation.action_slot if animation else None
-    state.previous_slot = slot.identifier if slot else ""
-    state.previous_fake_user = bool(previous and previous.use_fake_user)
-    if previous is not None:
-        previous.use_fake_user = True
-    state.rotation_mode = obj.rotation_mode
-    state.location = obj.location
-    state.rotation_euler = obj.rotation_euler
-    state.rotation_quaternion = obj.rotation_quaternion
-    state.rotation_axis_angle = obj.rotation_axis_angle
-
-
-def _write_curves(action, obj, data_path, frames, values, interpolation) -> None:
-    count = len(frames)
-    co = np.empty((count, 2), dtype=np.float32)
-    co[:, 0] = frames
-    modes = np.full(count, interpolation, dtype=np.int32)
-    for index in range(values.shape[1]):
-        curve = action.fcurve_ensure_for_datablock(obj, data_path, index=index, group_name=GROUP)
-        co[:, 1] = values[:, index]
-        curve.keyframe_points.add(count)
-        curve.keyframe_points.foreach_set("co", co.ravel())
-        curve.keyframe_points.foreach_set("interpolation", modes)
-        curve.update()
-
-
-def write(obj, frames: np.ndarray, basis: np.ndarray, interpolation: str = "LINEAR"):
-    """Key location and rotation for (K, 4, 4) parent-space matrices at `frames`; return the action.
-
-    Call `remember` first; the new action is named after the object.
-    """
-    location, quats = _decompose(obj, basis)
-    rotation_path, rotation = rotation_channels(obj, quats)
-    action = bpy.data.actions.new(obj.name)
+    if state.baked:
+        _put_back_keys(obj)
+        _unmute(obj)
+    else:
+        state.had_animation_data = obj.animation_data is not None
+        state.created_action = False
+        state.location = obj.location
+        state.rotation_euler = obj.rotation_euler
+        state.rotation_quaternion = obj.rotation_quaternion
+        state.rotation_axis_angle = obj.rotation_axis_angle
     animation = obj.animation_data or obj.animation_data_create()
-    animation.action = action
-    mode = _interpolation_value(interpolation)
-    _write_curves(action, obj, "location", frames, location, mode)
-    _write_curves(action, obj, rotation_path, frames, rotation, mode)
-    state = obj.impulse.bake_state
+    if animation.action is None:
+        animation.action = bpy.data.actions.new(obj.name)
+        state.created_action = True
+    elif animation.action != state.action:
+        state.created_action = False
+    state.action = animation.action
+    state.slot = ""
+    state.frame_start, state.frame_end = frame_start, frame_end
+    state.channels = "[]"
     state.baked = True
-    state.action = action
+
+
+def _reference(obj, path: str) -> np.ndarray:
+    """The channel's value at the start frame before the bake: the first key stays next to it."""
+    state = obj.impulse.bake_state
+    values = np.array(getattr(obj, path), dtype=float)
+    for index in range(len(values)):
+        curve = channels.find(state.action, obj, path, index)
+        if curve is not None and len(curve.keyframe_points):
+            values[index] = curve.evaluate(state.frame_start)
+    return values
+
+
+def write(obj, frames, basis: np.ndarray, turns: np.ndarray, interpolation: str = "LINEAR"):
+    """Key location and rotation for (K, 4, 4) parent-space matrices at `frames` (after `begin`).
+
+    `turns` (K - 1,) are the angles the body turns between keys. Writing again (as the visual
+    transform does) replaces the bake's keys; the user's keys stored are the first write's.
+    """
+    state = obj.impulse.bake_state
+    action = state.action
+    location, quats = _decompose(obj, basis)
+    path = rotations.path_for(obj.rotation_mode)
+    _, rotation = rotations.channel_values(
+        obj.rotation_mode, quats, turns, _reference(obj, path)
+    )
+    stored = json.loads(state.channels)
+    known = {(entry["path"], entry["index"]) for entry in stored}
+    for data_path, values in (("location", location), (path, rotation)):
+        for index in range(values.shape[1]):
+            curve = channels.find(action, obj, data_path, index)
+            created = curve is None
+            if created:
+                curve = channels.ensure(action, obj, data_path, index)
+            keys = channels.new(np.asarray(frames), values[:, index], interpolation)
+            replaced = channels.replace_range(curve, state.frame_start, state.frame_end, keys)
+            if (data_path, index) not in known:
+                entry = {"path": data_path, "index": index, "created": created}
+                stored.append({**entry, "keys": channels.to_json(replaced)})
+    state.channels = json.dumps(stored)
+    state.slot = obj.animation_data.action_slot.identifier
     return action
 
 
-def restore(obj) -> None:
-    """Undo `write`: drop the baked action, reassign the previous one, restore the transform."""
+def mute_constraints(obj, constraints) -> None:
+    """Mute constraints for the bake; Clear unmutes them."""
     state = obj.impulse.bake_state
-    previous = state.previous_action
+    names = json.loads(state.muted_constraints or "[]")
+    for constraint in constraints:
+        constraint.mute = True
+        names.append(constraint.name)
+    state.muted_constraints = json.dumps(names)
+
+
+def _has_curves(action) -> bool:
+    bags = (bag for layer in action.layers for strip in layer.strips for bag in strip.channelbags)
+    return any(len(bag.fcurves) for bag in bags)
+
+
+def _unmute(obj) -> None:
+    state = obj.impulse.bake_state
+    for name in json.loads(state.muted_constraints or "[]"):
+        constraint = obj.constraints.get(name)
+        if constraint is not None:
+            constraint.mute = False
+    state.muted_constraints = "[]"
+
+
+def _baked_channelbag(obj):
+    state = obj.impulse.bake_state
+    action = state.action
+    slot = action.slots.get(state.slot) if action is not None else None
+    if slot is None or not action.layers or not action.layers[0].strips:
+        return None
+    return action.layers[0].strips[0].channelbag(slot)
+
+
+def _put_back_keys(obj) -> None:
+    """Swap the bake's keys for the ones it replaced; curves the bake made and left empty go."""
+    state = obj.impulse.bake_state
+    bag = _baked_channelbag(obj)
+    for entry in json.loads(state.channels) if bag is not None else []:
+        curve = bag.fcurves.find(entry["path"], index=entry["index"])
+        if curve is None:
+            continue
+        keys = channels.read(curve)
+        kept = channels.pick(keys, ~channels.in_range(keys, state.frame_start, state.frame_end))
+        restored = channels.merge(kept, channels.from_json(entry["keys"]))
+        if entry["created"] and not len(restored["co"]):
+            bag.fcurves.remove(curve)
+        else:
+            channels.write(curve, restored)
+    state.channels = "[]"
+
+
+def restore(obj) -> None:
+    """Undo the bake: its keys out, the replaced keys back, the transform as it was.
+
+    The action the bake made is removed when nothing else is in it; an action left holding keys
+    with no user gets a fake user, so nothing of the user's is lost on saving.
+    """
+    state = obj.impulse.bake_state
+    _put_back_keys(obj)
+    action, created = state.action, state.created_action
+    state.action = None  # the pointer is a user of the action too
+    if action is not None and created and not _has_curves(action):
+        bpy.data.actions.remove(action)
+    elif action is not None and action.users == 0:
+        action.use_fake_user = True
     animation = obj.animation_data
-    if animation is not None:
-        animation.action = previous
-        if previous is not None and state.previous_slot in previous.slots:
-            animation.action_slot = previous.slots[state.previous_slot]
-    if state.action is not None:
-        bpy.data.actions.remove(state.action)
-    if previous is not None:
-        previous.use_fake_user = state.previous_fake_user
-    if not state.had_animation_data:
+    unused = animation is not None and animation.action is None
+    if unused and not (state.had_animation_data or animation.drivers or animation.nla_tracks):
         obj.animation_data_clear()
-    obj.rotation_mode = state.rotation_mode
+    _unmute(obj)
     obj.location = state.location
     obj.rotation_euler = state.rotation_euler
     obj.rotation_quaternion = state.rotation_quaternion
     obj.rotation_axis_angle = state.rotation_axis_angle
     state.baked = False
-    state.previous_action = None
-    state.previous_slot = ""
+    state.created_action = False
+    state.slot = ""

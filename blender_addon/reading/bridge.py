@@ -13,9 +13,11 @@ import numpy as np
 
 from ... import solver
 from ...solver import quaternion
+from .. import sampling
 from .shapes import MeshPoints, Shape, fit_shape, inverse, matrix_array, mesh_points
 
-ANIMATION_VELOCITY_SPAN = 0.1  # frames either side of the start for the velocity estimate
+ANIMATION_VELOCITY_SPAN = 0.1  # frames between the samples of the start velocity estimate
+ANIMATION_SAMPLES = ANIMATION_VELOCITY_SPAN * np.arange(-2, 3)  # frames from the start
 
 
 class BakeError(Exception):
@@ -40,14 +42,6 @@ class BodyLink:
         frames[:, :3, 3] = positions / self.unit_scale
         frames[:, 3, 3] = 1.0
         return frames @ self.object_from_shape
-
-    def basis_matrices(self, world: np.ndarray, parent: np.ndarray | None = None) -> np.ndarray:
-        """(K, 4, 4) world matrices in the object's parent space (what location, rotation and
-        scale build); `parent` (K, 4, 4) when the parent space moves, else the start's."""
-        if parent is None:
-            return inverse(self.parent_matrix) @ world
-        return np.linalg.inv(parent) @ world
-
 
 def evaluated_depsgraph(scene):
     """The context's depsgraph for the context's scene (what the user sees), else the scene's."""
@@ -133,54 +127,39 @@ def _mass_properties(obj, points: MeshPoints, shape: Shape) -> dict:
     }
 
 
-def _sample_matrices(scene, depsgraph, objects, times) -> np.ndarray:
-    """(S, n, 4, 4) evaluated world matrices at (sub)frame times; the current frame is kept."""
-    saved = (scene.frame_current, scene.frame_subframe)
-    out = np.empty((len(times), len(objects), 4, 4))
-    try:
-        for i, time in enumerate(times):
-            frame = math.floor(time)
-            scene.frame_set(frame, subframe=float(time - frame))
-            for j, obj in enumerate(objects):
-                out[i, j] = matrix_array(obj.evaluated_get(depsgraph).matrix_world)
-    finally:
-        scene.frame_set(saved[0], subframe=saved[1])
-    return out
-
-
 def _shape_motion(matrices: np.ndarray, start: np.ndarray, shape: Shape, unit_scale: float):
     """Shape centres (metres) and orientations riding on sampled object matrices."""
     frames = matrices @ inverse(start) @ _shape_frame(shape, unit_scale)
     return frames[:, :3, 3] * unit_scale, quaternion.from_matrix(_polar(frames[:, :3, :3]))
 
 
+def _rotation_vectors(orientations: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """(n, 3) axis × angle of each orientation relative to `reference` (the short way)."""
+    turn = quaternion.multiply(orientations, quaternion.conjugate(reference))
+    turn = np.where(turn[:, :1] < 0.0, -turn, turn)
+    sine = np.linalg.norm(turn[:, 1:], axis=1)
+    angle = 2.0 * np.arctan2(sine, turn[:, 0])
+    return turn[:, 1:] * (angle / np.where(sine > 0.0, sine, 1.0))[:, None]
+
+
 def _animation_velocity(samples, start, shape, unit_scale, offset, fps) -> dict:
-    """Central differences of the object's own animation around the start frame."""
+    """One-sided derivative of the object's own animation at the start frame (second order).
+
+    `samples` are at ANIMATION_SAMPLES frames from the start. The motion leading into the start
+    counts, where a keyed throw hands over to the simulation (a throw keyed up to the start frame
+    and still after it would halve a central difference); when nothing moves before the start,
+    the motion leaving it.
+    """
     positions, orientations = _shape_motion(samples, start, shape, unit_scale)
-    rotations = quaternion.to_matrix(orientations)
-    com = positions + rotations @ offset
+    com = positions + quaternion.to_matrix(orientations) @ offset
+    turns = _rotation_vectors(orientations, orientations[2])
+    still_before = np.allclose(samples[:3], samples[2], rtol=0.0, atol=1e-9)
+    weights, rows = (np.array([-3.0, 4.0, -1.0]), [2, 3, 4]) if still_before else (
+        np.array([1.0, -4.0, 3.0]), [0, 1, 2])
     dt = 2.0 * ANIMATION_VELOCITY_SPAN / fps
-    turn = quaternion.multiply(orientations[1], quaternion.conjugate(orientations[0]))
-    angle = 2.0 * math.atan2(float(np.linalg.norm(turn[1:])), float(turn[0]))
-    axis = turn[1:] / max(float(np.linalg.norm(turn[1:])), 1e-300)
-    return {"linear_velocity": (com[1] - com[0]) / dt, "angular_velocity": axis * angle / dt}
-
-
-def parent_motion(scene, depsgraph, links, frames, worlds: dict) -> dict:
-    """Parent-space matrices per keyed frame of the parented bodies in `worlds` (name -> (K, 4, 4)
-    world matrices), for parents that move: simulated parents from `worlds`, others sampled."""
-    parented = {
-        name: scene.objects[name].parent for name in worlds if scene.objects[name].parent
-    }
-    outside = sorted({p.name for p in parented.values() if p.name not in worlds})
-    moving = dict(worlds)
-    if outside:
-        samples = _sample_matrices(scene, depsgraph, [scene.objects[n] for n in outside], frames)
-        moving.update((name, samples[:, j]) for j, name in enumerate(outside))
-    start = {link.name: link.parent_matrix for link in links}
     return {
-        name: moving[parent.name] @ inverse(moving[parent.name][0]) @ start[name]
-        for name, parent in parented.items()
+        "linear_velocity": weights @ com[rows] / dt,
+        "angular_velocity": weights @ turns[rows] / dt,
     }
 
 
@@ -244,7 +223,7 @@ def _kinematic_paths(scene, depsgraph, measured, start, end, unit_scale) -> dict
         return {}
     substeps = scene.impulse.substeps
     times = start + np.arange((end - start) * substeps + 1) / substeps
-    samples = _sample_matrices(scene, depsgraph, [entry[0] for entry in moving], times)
+    samples = sampling.world_matrices(scene, depsgraph, [entry[0] for entry in moving], times)
     return {
         obj.name: _shape_motion(samples[:, j], matrix, shape, unit_scale)
         for j, (obj, _points, shape, matrix) in enumerate(moving)
@@ -266,8 +245,8 @@ def _start_velocities(scene, depsgraph, measured, start, unit_scale, fps) -> dic
                 "angular_velocity": np.array(obj.impulse.initial_angular_velocity),
             }
     if animated:
-        times = np.array([start - ANIMATION_VELOCITY_SPAN, start + ANIMATION_VELOCITY_SPAN])
-        samples = _sample_matrices(scene, depsgraph, [entry[0] for entry in animated], times)
+        times = start + ANIMATION_SAMPLES
+        samples = sampling.world_matrices(scene, depsgraph, [entry[0] for entry in animated], times)
         for j, (obj, points, shape, matrix) in enumerate(animated):
             offset = _mass_properties(obj, points, shape).get("center_of_mass", np.zeros(3))
             out[obj.name] = _animation_velocity(

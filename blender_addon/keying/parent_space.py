@@ -1,0 +1,70 @@
+"""From simulated world matrices to the basis matrices keys are made of (the parent space).
+
+Whatever sits between an object's basis and its world matrix at the start frame (parents of
+any type) is carried along by the parent as it moves: simulated parents by their simulated
+matrices, others sampled from the scene. Object constraints need more, since what they do
+depends on the keys themselves: `visual` keys, evaluates, and corrects the keys until the
+constrained result is the simulation, or says how far it stays.
+"""
+
+import numpy as np
+
+from .. import sampling
+
+VISUAL_ITERATIONS = 4
+
+
+def active_constraints(obj) -> list:
+    """The object's constraints that change its world matrix."""
+    return [c for c in obj.constraints if c.is_valid and not c.mute and c.influence > 0.0]
+
+
+def bases(scene, depsgraph, links, frames, worlds: dict) -> dict:
+    """(K, 4, 4) basis matrices per keyed frame for the bodies in `worlds` (name -> (K, 4, 4)
+    world matrices), in the space their parents give them at each frame."""
+    parents = {name: scene.objects[name].parent for name in worlds}
+    outside = sorted({p.name for p in parents.values() if p and p.name not in worlds})
+    moving = dict(worlds)
+    if outside:
+        objects = [scene.objects[name] for name in outside]
+        samples = sampling.world_matrices(scene, depsgraph, objects, frames)
+        moving.update((name, samples[:, j]) for j, name in enumerate(outside))
+    start = {link.name: link.parent_matrix for link in links}
+    out = {}
+    for name, world in worlds.items():
+        parent = parents[name]
+        between = start[name]
+        if parent is not None:
+            carried = moving[parent.name]
+            between = carried @ np.linalg.inv(carried[0]) @ between
+        out[name] = np.linalg.inv(between) @ world
+    return out
+
+
+def _distance(obj, actual: np.ndarray, target: np.ndarray) -> float:
+    """Largest distance between the bounding-box corners placed by the two sets of matrices."""
+    corners = np.c_[np.array(obj.bound_box), np.ones(8)].T
+    return float(np.max(np.linalg.norm(((actual - target) @ corners)[:, :3], axis=1)))
+
+
+def visual(scene, depsgraph, objects, frames, worlds: dict, basis: dict, key) -> dict:
+    """Key `objects` (calling key(obj, basis)) until their evaluated world matrices are the
+    simulated `worlds`; return the distance each stays away (Blender units)."""
+    pending = list(objects)
+    distances: dict = {}
+    for _ in range(VISUAL_ITERATIONS):
+        for obj in pending:
+            key(obj, basis[obj.name])
+        evaluated = sampling.world_matrices(scene, depsgraph, pending, frames)
+        still = []
+        for j, obj in enumerate(pending):
+            actual, target = evaluated[:, j], worlds[obj.name]
+            distances[obj.name] = _distance(obj, actual, target)
+            if distances[obj.name] > 1e-5 * (1.0 + float(np.max(obj.dimensions))):
+                between = actual @ np.linalg.inv(basis[obj.name])
+                basis[obj.name] = np.linalg.inv(between) @ target
+                still.append(obj)
+        pending = still
+        if not pending:
+            break
+    return distances

@@ -1,0 +1,123 @@
+"""Rotation key values that interpolate the way the body turned, in every rotation mode.
+
+Each rotation has many representations (q and -q, Euler angles ± 2π, axis-angle (a, θ), (-a, -θ)
+and θ ± 2π); Blender interpolates the numbers, so neighbouring keys must pick the representations
+that lie along the body's path. Between two keys the path is the short way round unless the
+simulation says the body turned more than half a turn (angular velocity decides, frame by frame):
+it is followed in steps of at most 45°, and each step takes the representation nearest the
+previous one.
+"""
+
+import math
+
+import numpy as np
+from mathutils import Euler, Quaternion
+
+from ...solver import quaternion
+
+_STEP = math.pi / 4  # largest turn between two samples of the path
+_PATHS = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}
+
+
+def path_for(mode: str) -> str:
+    """The rotation property Blender animates in this rotation mode."""
+    return _PATHS.get(mode, "rotation_euler")
+
+
+def _relative(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Short-way angle (0..π) and unit axis of the turn from each orientation to the next."""
+    turn = quaternion.multiply(q[1:], quaternion.conjugate(q[:-1]))
+    turn = np.where(turn[:, :1] < 0.0, -turn, turn)
+    sine = np.linalg.norm(turn[:, 1:], axis=1)
+    axis = turn[:, 1:] / np.where(sine > 0.0, sine, 1.0)[:, None]
+    return 2.0 * np.arctan2(sine, turn[:, 0]), axis
+
+
+def frame_turns(orientations: np.ndarray, angular_velocities: np.ndarray, fps: float):
+    """(F, 3) world rotation vectors from each simulated frame to the next: the short way or
+    the long way round, whichever is nearer the mean angular velocity times the frame time."""
+    angle, axis = _relative(orientations)
+    short = axis * angle[:, None]
+    long = axis * (angle - 2.0 * math.pi)[:, None]
+    expected = 0.5 * (angular_velocities[1:] + angular_velocities[:-1]) / fps
+    nearer = np.linalg.norm(long - expected, axis=1) < np.linalg.norm(short - expected, axis=1)
+    return np.where(nearer[:, None], long, short)
+
+
+def key_turns(turns: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """(K - 1,) angles turned between keyed rows (the frame turns in between, added up)."""
+    total = np.add.reduceat(turns, rows[:-1], axis=0) if len(rows) > 1 else np.zeros((0, 3))
+    return np.linalg.norm(total, axis=1)
+
+
+def _dense_path(quats: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Orientations along the path at most `_STEP` apart, and the index of each key in them."""
+    angle, axis = _relative(quats)
+    angle = np.where(turns > math.pi, angle - 2.0 * math.pi, angle)
+    samples = [quats[:1]]
+    for i in range(len(quats) - 1):
+        steps = max(1, math.ceil(abs(angle[i]) / _STEP))
+        fractions = np.arange(1, steps + 1) / steps
+        along = quaternion.from_axis_angle(axis[i], angle[i] * fractions)
+        samples.append(quaternion.multiply(along, quats[i]))
+    dense = np.vstack(samples)
+    counts = [1] + [len(s) for s in samples[1:]]
+    return dense, np.cumsum(counts) - 1
+
+
+def _quaternion_chain(dense: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    out = np.empty_like(dense)
+    previous = reference
+    for i, q in enumerate(dense):
+        previous = out[i] = -q if np.dot(previous, q) < 0.0 else q
+    return out
+
+
+def _euler_chain(dense: np.ndarray, reference: np.ndarray, mode: str) -> np.ndarray:
+    out = np.empty((len(dense), 3))
+    previous = Euler(reference, mode)
+    for i, q in enumerate(dense):
+        previous = Quaternion(q).to_euler(mode, previous)
+        out[i] = previous
+    return out
+
+
+def _axis_angle_chain(dense: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    out = np.empty((len(dense), 4))
+    angle = float(reference[0])
+    length = float(np.linalg.norm(reference[1:]))
+    axis = reference[1:] / length if length > 0.0 else np.array([0.0, 1.0, 0.0])
+    sines = np.linalg.norm(dense[:, 1:], axis=1)
+    if abs(math.remainder(angle, 2.0 * math.pi)) < 1e-6 and sines.max() > 1e-9:
+        # Unturned at the start, so any axis was right there: take the one the body turns about.
+        first = int(np.argmax(sines > 1e-9))
+        axis = dense[first, 1:] / sines[first]
+    for i, q in enumerate(dense):
+        sine = float(np.linalg.norm(q[1:]))
+        if sine > 1e-9:
+            candidate = q[1:] / sine
+            turned = 2.0 * math.atan2(sine, float(q[0]))
+            if np.dot(candidate, axis) < 0.0:
+                candidate, turned = -candidate, -turned
+            axis = candidate
+        else:
+            turned = 0.0  # no turn: any axis will do, so keep the previous one
+        angle = turned + 2.0 * math.pi * round((angle - turned) / (2.0 * math.pi))
+        out[i] = (angle, *axis)
+    return out
+
+
+def channel_values(mode: str, quats: np.ndarray, turns: np.ndarray, reference: np.ndarray):
+    """(path, (K, channels) values) for orientations `quats` keyed in rotation `mode`.
+
+    `turns` (K - 1,) are the angles the body turned between keys; `reference` is the channel's
+    value just before the first key, which the first key stays next to.
+    """
+    dense, keyed = _dense_path(quats, turns)
+    if mode == "QUATERNION":
+        values = _quaternion_chain(dense, reference)
+    elif mode == "AXIS_ANGLE":
+        values = _axis_angle_chain(dense, reference)
+    else:
+        values = _euler_chain(dense, reference, mode)
+    return path_for(mode), values[keyed]
