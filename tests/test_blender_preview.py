@@ -11,6 +11,7 @@ import time
 import bpy
 import numpy as np
 import pytest
+from mathutils import Matrix
 
 from tests.blender_helpers import keys, transform
 
@@ -112,13 +113,14 @@ def test_previewed_pose_is_what_bake_keys(scene, balls, preview):
     scene.frame_set(frame)
     depsgraph = bpy.context.evaluated_depsgraph_get()
     shown = [np.array(obj.evaluated_get(depsgraph).matrix_world) for obj in (a, b)]
-    preview.stop(scene)
-    scene.frame_set(1)
-    assert bpy.ops.impulse.bake() == {"FINISHED"}
+    assert bpy.ops.impulse.bake() == {"FINISHED"}  # pressed while the preview shows `frame`
+    bpy.context.view_layer.update()
+    assert preview.ready(scene)  # the keys show what the preview shows: nothing to redo
     for obj, matrix in zip((a, b), shown, strict=True):
         location = keys(obj, "location")
         row = location[location[:, 0] == frame][0]
         np.testing.assert_allclose(row[1:], matrix[:3, 3], atol=1e-5)
+    preview.stop(scene)
     scene.frame_set(frame)  # the keys evaluate to the previewed matrices
     for obj, matrix in zip((a, b), shown, strict=True):
         np.testing.assert_allclose(np.array(obj.matrix_world), matrix, atol=1e-5)
@@ -164,6 +166,19 @@ def test_moved_body_restarts_and_stop_shows_real_transforms(scene, balls, previe
     for obj, matrix in zip((a, b), real, strict=True):
         assert np.array_equal(np.array(obj.evaluated_get(depsgraph).matrix_world), matrix)
     assert not preview.running(scene)
+
+
+def test_reshaped_body_restarts(scene, balls, preview):
+    _a, b = balls
+    preview.start(scene)
+    settle(preview, scene)
+    b.data.transform(Matrix.Scale(2.0, 4))  # B's mesh doubles: A reaches it sooner
+    bpy.context.view_layer.update()
+    assert not preview.ready(scene)
+    settle(preview, scene)
+    contact = (GAP - RADIUS) / SPEED  # then B moves on at A's speed (equal masses)
+    assert shown_x(scene, b, LAST) == pytest.approx(
+        2.0 * RADIUS + GAP + SPEED * ((LAST - 1) / 24.0 - contact), abs=TOLERANCE)
 
 
 def test_errors_show_in_the_status_line_and_handlers_do_not_raise(scene, balls, preview):

@@ -52,6 +52,7 @@ class _Preview:
     followers: dict[str, list[str]] = field(default_factory=dict)
     poses: list[np.ndarray] = field(default_factory=list)  # per frame: (bodies, 4, 4) world
     shown: dict[str, np.ndarray] = field(default_factory=dict)  # last matrix put on or seen
+    meshes: dict[str, int] = field(default_factory=dict)  # hash of each body's evaluated mesh
     posed: set[str] = field(default_factory=set)
     error: str = ""
     seconds: float | None = None  # from the change to the whole range simulated
@@ -205,7 +206,7 @@ def _show_real(preview: _Preview, scene, depsgraph) -> None:
 def _restart(preview: _Preview, scene, depsgraph) -> None:
     """The inputs changed: drop the old motion and simulate again once changes settle."""
     _drop(preview, scene, depsgraph)
-    _see(preview, scene, depsgraph)
+    _measure(preview, scene, depsgraph)
     now = time.perf_counter()
     preview.inputs, preview.changed_at, preview.due = inputs(scene), now, now + DEBOUNCE_SECONDS
     preview.job, preview.poses, preview.error, preview.seconds = None, [], "", None
@@ -217,6 +218,26 @@ def _moved(preview: _Preview, obj, depsgraph) -> bool:
     shown = preview.shown.get(obj.name)
     current = np.array(obj.evaluated_get(depsgraph).matrix_world)
     return shown is not None and not np.allclose(current, shown, rtol=1e-6, atol=1e-6)
+
+
+def _mesh_hash(obj, depsgraph) -> int:
+    """Of the evaluated vertices: a geometry update is also sent for a new action or material."""
+    mesh = obj.evaluated_get(depsgraph).data
+    coordinates = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", coordinates)
+    return hash(coordinates.tobytes())
+
+
+def _reshaped(preview: _Preview, obj, depsgraph) -> bool:
+    known = preview.meshes.get(obj.name)
+    return known is not None and known != _mesh_hash(obj, depsgraph)
+
+
+def _measure(preview: _Preview, scene, depsgraph) -> None:
+    """Remember every body's mesh and matrix as the simulation reads them."""
+    preview.meshes = {obj.name: _mesh_hash(obj, depsgraph) for obj in scene.objects
+                      if obj.impulse.enabled and obj.type == "MESH"}
+    _see(preview, scene, depsgraph)
 
 
 def depsgraph_updated(scene, depsgraph) -> None:
@@ -231,8 +252,8 @@ def depsgraph_updated(scene, depsgraph) -> None:
         obj = scene.objects.get(update.id.name) if isinstance(update.id, bpy.types.Object) else None
         if obj is None or not obj.impulse.enabled:
             continue
-        if update.is_updated_geometry or (update.is_updated_transform and
-                                          _moved(preview, obj, depsgraph)):
+        if (update.is_updated_geometry and _reshaped(preview, obj, depsgraph)) or (
+                update.is_updated_transform and _moved(preview, obj, depsgraph)):
             _restart(preview, scene, depsgraph)
             return
 
@@ -318,7 +339,7 @@ def _begin(preview: _Preview, scene) -> None:
     preview.frame_start, preview.frame_end = job.frame_start, job.frame_end
     preview.poses = []
     _record(preview, job)
-    _see(preview, scene, evaluated_depsgraph(scene))
+    _measure(preview, scene, evaluated_depsgraph(scene))
 
 
 def _record(preview: _Preview, job: BakeJob) -> None:
