@@ -92,7 +92,7 @@ def new_manifolds(pairs, bodies, restitution_rule, friction_rule, slop) -> Manif
                      np.minimum(slop[a], slop[b]))
 
 
-def fill(m: Manifolds, rows, found, bodies) -> None:
+def fill(m: Manifolds, rows, found, bodies, rotations) -> None:
     """Put the narrow phase's contacts `found` (sorted by pair, every pair one of `rows`) into
     those rows, warm-started from the points they held by feature."""
     n = len(bodies)
@@ -100,23 +100,25 @@ def fill(m: Manifolds, rows, found, bodies) -> None:
     where = np.searchsorted(keys, found.a * n + found.b)
     starts = np.searchsorted(where, np.arange(len(rows) + 1))
     fill_rows(rows, starts, found.point, found.normal, found.depth, found.feature, m.a, m.b,
-              bodies.shape, bodies.position, bodies.orientation, bodies.com_offset, m.points,
+              bodies.shape, bodies.position, bodies.orientation, rotations, bodies.com_offset,
+              m.points,
               m.feature, m.normal, m.tangents, m.point, m.anchor_a, m.anchor_b, m.base,
               m.separation, m.relative, m.orientation_a, m.orientation_b, m.normal_impulse,
               m.incoming, m.friction_impulse)
 
 
 @njit(cache=True)
-def _anchor(shape, position, orientation, com_offset, body, point, normal, out) -> None:
+def _anchor(shape, position, rotations, com_offset, body, point, normal, out) -> None:
     """out (3,) = the point's anchor on a body: its body-frame offset from the centre of mass,
     or, on a sphere, (distance from the centre along the normal, 0, 0)."""
-    rotation = np.empty((3, 3))
-    linalg.to_matrix(orientation[body], rotation)
+    rotation = rotations[body]
     if shape[body] == SPHERE:
-        centre = linalg.times(rotation, com_offset[body])
         along = 0.0
         for k in range(3):
-            along += normal[k] * (point[k] - position[body, k] + centre[k])
+            centre = position[body, k] - (rotation[k, 0] * com_offset[body, 0]
+                                          + rotation[k, 1] * com_offset[body, 1]
+                                          + rotation[k, 2] * com_offset[body, 2])
+            along += normal[k] * (point[k] - centre)
         out[0], out[1], out[2] = along, 0.0, 0.0
         return
     for i in range(3):
@@ -127,18 +129,18 @@ def _anchor(shape, position, orientation, com_offset, body, point, normal, out) 
 
 
 @njit(cache=True)
-def _anchored(shape, position, orientation, com_offset, body, anchor, normal, out) -> None:
+def _anchored(shape, position, rotations, com_offset, body, anchor, normal, out) -> None:
     """out (3,) = where an anchor (see _anchor) is now in the world."""
-    rotation = np.empty((3, 3))
-    linalg.to_matrix(orientation[body], rotation)
-    if shape[body] == SPHERE:
-        centre = linalg.times(rotation, com_offset[body])
-        for k in range(3):
-            out[k] = position[body, k] - centre[k] + anchor[0] * normal[k]
-        return
-    moved = linalg.times(rotation, anchor)
+    rotation = rotations[body]
+    sphere = shape[body] == SPHERE
+    offset = com_offset[body] if sphere else anchor
+    sign = -1.0 if sphere else 1.0
     for k in range(3):
-        out[k] = position[body, k] + moved[k]
+        out[k] = position[body, k] + sign * (rotation[k, 0] * offset[0]
+                                             + rotation[k, 1] * offset[1]
+                                             + rotation[k, 2] * offset[2])
+        if sphere:
+            out[k] += anchor[0] * normal[k]
 
 
 @njit(cache=True)
@@ -148,17 +150,22 @@ def _tangents(normal, out) -> None:
     for k in range(1, 3):
         if abs(normal[k]) < abs(normal[least]):
             least = k
-    axis = np.zeros(3)
-    axis[least] = 1.0
-    t1 = np.cross(normal, axis)
-    t1 /= linalg.norm(t1)
-    out[0] = t1
-    out[1] = np.cross(normal, t1)
+    # t1 = n × e_least, normalised; t2 = n × t1
+    t1 = out[0]
+    t1[0] = normal[1] * (least == 2) - normal[2] * (least == 1)
+    t1[1] = normal[2] * (least == 0) - normal[0] * (least == 2)
+    t1[2] = normal[0] * (least == 1) - normal[1] * (least == 0)
+    length = linalg.norm(t1)
+    for k in range(3):
+        t1[k] /= length
+    out[1, 0] = normal[1] * t1[2] - normal[2] * t1[1]
+    out[1, 1] = normal[2] * t1[0] - normal[0] * t1[2]
+    out[1, 2] = normal[0] * t1[1] - normal[1] * t1[0]
 
 
 @njit(cache=True)
 def fill_rows(rows, starts, point, normal, depth, feature, a, b, shape, position, orientation,
-              com_offset, points, row_feature, row_normal, tangents, row_point, anchor_a,
+              rotations, com_offset, points, row_feature, row_normal, tangents, row_point, anchor_a,
               anchor_b, base, separation, relative, orientation_a, orientation_b,
               normal_impulse, incoming, friction_impulse) -> None:
     """Rows rows[k] get the contacts starts[k]:starts[k + 1]; impulses follow the features."""
@@ -192,9 +199,9 @@ def fill_rows(rows, starts, point, normal, depth, feature, a, b, shape, position
             row_normal[p, s] = normal[c]
             base[p, s] = separation[p, s] = -depth[c]
             row_feature[p, s] = feature[c]
-            _anchor(shape, position, orientation, com_offset, a[p], point[c], normal[c],
+            _anchor(shape, position, rotations, com_offset, a[p], point[c], normal[c],
                     anchor_a[p, s])
-            _anchor(shape, position, orientation, com_offset, b[p], point[c], normal[c],
+            _anchor(shape, position, rotations, com_offset, b[p], point[c], normal[c],
                     anchor_b[p, s])
             for t in range(old_count):
                 if old_feature[t] == feature[c]:
@@ -215,7 +222,7 @@ def fill_rows(rows, starts, point, normal, depth, feature, a, b, shape, position
 
 
 @njit(cache=True)
-def refresh(a, b, shape, position, orientation, com_offset, radius, tolerance, points,
+def refresh(a, b, shape, position, orientation, rotations, com_offset, radius, tolerance, points,
             normal, point, anchor_a, anchor_b, base, separation, relative, orientation_a,
             orientation_b) -> np.ndarray:
     """Move every row's points with its bodies and refresh the separations from that motion;
@@ -236,9 +243,9 @@ def refresh(a, b, shape, position, orientation, com_offset, radius, tolerance, p
             stale[p] = True
             continue
         for s in range(points[p]):
-            _anchored(shape, position, orientation, com_offset, i, anchor_a[p, s],
+            _anchored(shape, position, rotations, com_offset, i, anchor_a[p, s],
                       normal[p, s], on_a)
-            _anchored(shape, position, orientation, com_offset, j, anchor_b[p, s],
+            _anchored(shape, position, rotations, com_offset, j, anchor_b[p, s],
                       normal[p, s], on_b)
             gap = base[p, s]
             for k in range(3):

@@ -47,6 +47,8 @@ def integrate_positions(position, orientation, velocity, angular_velocity, inert
     pushed = len(pseudo_velocity) == len(position)
     work = 0.0
     identity = np.empty(4)
+    rotation = np.empty((3, 3))
+    world_inverse = np.empty((3, 3))
     for i in range(len(position)):
         if not awake[i]:
             continue
@@ -65,33 +67,56 @@ def integrate_positions(position, orientation, velocity, angular_velocity, inert
             linalg.turn(identity, wx, wy, wz, h)
             linalg.rotate_vector(identity, angular_velocity[i])
         rotate_keeping_momentum(orientation[i], angular_velocity[i], inertia[i],
-                                inverse_inertia[i], h)
+                                inverse_inertia[i], h, rotation, world_inverse)
     return work
 
 
 @njit(cache=True)
-def rotate_keeping_momentum(q, omega, inertia, inverse_inertia, h) -> None:
-    """Turn orientation q (4,) and world ω (3,) in place by h seconds of torque-free rotation."""
-    rotation = np.empty((3, 3))
+def rotate_keeping_momentum(q, omega, inertia, inverse_inertia, h, rotation,
+                            world_inverse) -> None:
+    """Turn orientation q (4,) and world ω (3,) in place by h seconds of torque-free rotation;
+    rotation and world_inverse are (3, 3) scratch (3-vectors are tuples, so nothing is
+    allocated per body)."""
     linalg.to_matrix(q, rotation)
-    omega_body = linalg.times(rotation.T, omega)
-    momentum_body = linalg.times(inertia, omega_body)
-    momentum_world = linalg.times(rotation, momentum_body)
-    scale = max(linalg.norm(momentum_body), _TINY)
+    omega_body = _apply(rotation.T, (omega[0], omega[1], omega[2]))
+    momentum_body = _apply(inertia, omega_body)
+    momentum_world = _apply(rotation, momentum_body)
+    scale = max(_length(momentum_body), _TINY)
     midpoint = momentum_body
     for _ in range(_MIDPOINT_PASSES):
-        spin = linalg.times(inverse_inertia, midpoint)
-        updated = momentum_body + 0.5 * h * np.cross(midpoint, spin)
-        change = linalg.norm(updated - midpoint) / scale
+        spin = _apply(inverse_inertia, midpoint)
+        turn = _cross(midpoint, spin)
+        updated = (momentum_body[0] + 0.5 * h * turn[0], momentum_body[1] + 0.5 * h * turn[1],
+                   momentum_body[2] + 0.5 * h * turn[2])
+        change = _length((updated[0] - midpoint[0], updated[1] - midpoint[1],
+                          updated[2] - midpoint[2])) / scale
         midpoint = updated
         if change <= _MIDPOINT_TOLERANCE:
             break
-    spin = linalg.times(inverse_inertia, midpoint)
-    rate = linalg.norm(spin)
+    spin = _apply(inverse_inertia, midpoint)
+    rate = _length(spin)
     stretch = 2.0 * np.arctan(0.5 * h * rate) / (h * rate) if h * rate > 0.0 else 1.0
-    spin_world = linalg.times(rotation, spin) * stretch
-    linalg.turn(q, spin_world[0], spin_world[1], spin_world[2], h)
+    spin_world = _apply(rotation, spin)
+    linalg.turn(q, spin_world[0] * stretch, spin_world[1] * stretch, spin_world[2] * stretch, h)
     linalg.to_matrix(q, rotation)
-    world_inverse = np.empty((3, 3))
     linalg.sandwich(rotation, inverse_inertia, world_inverse)
-    omega[:] = linalg.times(world_inverse, momentum_world)
+    new = _apply(world_inverse, momentum_world)
+    omega[0], omega[1], omega[2] = new[0], new[1], new[2]
+
+
+@njit(cache=True)
+def _apply(matrix, v):
+    """matrix (3, 3) times the tuple v."""
+    return (matrix[0, 0] * v[0] + matrix[0, 1] * v[1] + matrix[0, 2] * v[2],
+            matrix[1, 0] * v[0] + matrix[1, 1] * v[1] + matrix[1, 2] * v[2],
+            matrix[2, 0] * v[0] + matrix[2, 1] * v[1] + matrix[2, 2] * v[2])
+
+
+@njit(cache=True)
+def _cross(u, v):
+    return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+
+
+@njit(cache=True)
+def _length(v) -> float:
+    return np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])

@@ -29,6 +29,13 @@ def to_matrix(q: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def matrices(orientations: np.ndarray, out: np.ndarray) -> None:
+    """Rotation matrices (N, 3, 3) of unit quaternions (N, 4)."""
+    for i in range(len(orientations)):
+        to_matrix(orientations[i], out[i])
+
+
+@njit(cache=True)
 def turn(q: np.ndarray, wx: float, wy: float, wz: float, dt: float) -> None:
     """q <- exp(ω dt / 2) ⊗ q, renormalised: a world angular velocity held for dt (exact for a
     fixed axis, as quaternion.integrate)."""
@@ -59,15 +66,6 @@ def rotate_vector(q: np.ndarray, v: np.ndarray) -> None:
     y = v[1] + w * ty + (uz * tx - ux * tz)
     z = v[2] + w * tz + (ux * ty - uy * tx)
     v[0], v[1], v[2] = x, y, z
-
-
-@njit(cache=True)
-def times(matrix: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """matrix (3, 3) @ v (3,), without BLAS (numba's @ needs scipy)."""
-    out = np.empty(3)
-    for i in range(3):
-        out[i] = matrix[i, 0] * v[0] + matrix[i, 1] * v[1] + matrix[i, 2] * v[2]
-    return out
 
 
 @njit(cache=True)

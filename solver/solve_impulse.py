@@ -44,7 +44,7 @@ _SINKING_TOLERANCE = 1e-3
 
 
 def set_targets(m: Manifolds, rows, velocity, angular_velocity, h: float, gravity,
-                dynamic) -> None:
+                dynamic) -> bool:
     """Measure the approach and fill the velocity targets (as biases) of the normal rows.
 
     What one substep of gravity adds to v_n at a point is gs = h (n·g) (negative when it pulls
@@ -53,9 +53,9 @@ def set_targets(m: Manifolds, rows, velocity, angular_velocity, h: float, gravit
     velocity and gap of the substep in which the point was caught, and the rebound velocity
     e u + gs / 2 starts the next parabola with speed e u there, so bounce heights scale by
     exactly e². Without gravity u is simply the approach speed. `bias` holds the targets of the
-    pressing pass, `rebound_bias` those of the bounce.
+    pressing pass, `rebound_bias` those of the bounce. Returns whether any point bounces.
     """
-    _set_targets(rows, m.a, m.b, m.points, m.normal, m.normal_rows, m.separation, m.slop,
+    return _set_targets(rows, m.a, m.b, m.points, m.normal, m.normal_rows, m.separation, m.slop,
                  m.restitution, m.isolated, m.incoming, m.bias, m.rebound_bias, velocity,
                  angular_velocity, np.asarray(gravity, dtype=np.float64), dynamic, h)
 
@@ -63,8 +63,9 @@ def set_targets(m: Manifolds, rows, velocity, angular_velocity, h: float, gravit
 @njit(cache=True)
 def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, restitution, isolated,
                  incoming, bias, rebound_bias, velocity, angular_velocity, gravity, dynamic,
-                 h) -> None:
+                 h) -> bool:
     v12 = np.empty(12)
+    bouncing = False
     for p in rows:
         gather(velocity, angular_velocity, a[p], b[p], v12)
         pull = (1.0 if dynamic[b[p]] else 0.0) - (1.0 if dynamic[a[p]] else 0.0)
@@ -102,6 +103,8 @@ def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, rest
             bias[p, s] = gap / h if gap > slop[p] and not bounce else 0.0
             rebound_bias[p, s] = -(e * arrival + 0.5 * step) if bounce else bias[p, s]
             incoming[p, s] = 0.0 if bounce else arrival
+            bouncing |= bounce
+    return bouncing
 
 
 @njit(cache=True)
@@ -122,10 +125,8 @@ def solve(m: Manifolds, rows, velocity, angular_velocity, sweeps: int) -> None:
 
 
 def restitute(m: Manifolds, rows, velocity, angular_velocity, sweeps: int) -> None:
-    """When a point bounces, sweeps of the normal blocks towards the rebound targets (the
+    """Sweeps of the normal blocks towards the rebound targets, when a point bounces (the
     others keep their pressing targets; friction stays as solved)."""
-    if np.array_equal(m.rebound_bias[rows], m.bias[rows]):
-        return
     _sweep(rows, m.a, m.b, m.points, m.normal_rows, m.normal_response, m.normal_block,
            m.normal_inverse, m.subset_inverse, m.subset_ready, m.friction_rows,
            m.friction_response, m.friction_mass, m.friction, m.normal_impulse,
@@ -135,18 +136,29 @@ def restitute(m: Manifolds, rows, velocity, angular_velocity, sweeps: int) -> No
 def push_out(m: Manifolds, rows, h: float, count: int, sweeps: int):
     """(N, 3) linear and angular pseudo-velocities that remove BAUMGARTE of each penetration
     beyond the slop, or None when nothing is that deep."""
-    excess = m.separation[rows] + m.slop[rows, None]
-    deep = m.mask[rows] & (excess < 0.0)
-    if not deep.any():
-        return None
     target = np.zeros_like(m.bias)
-    target[rows] = np.where(deep, np.maximum(BAUMGARTE * excess / h, -MAX_PUSH), 0.0)
+    if not _push_targets(rows, m.points, m.separation, m.slop, h, target):
+        return None
     pseudo = np.zeros((count, 3)), np.zeros((count, 3))
     _sweep(rows, m.a, m.b, m.points, m.normal_rows, m.normal_response, m.normal_block,
            m.normal_inverse, m.subset_inverse, m.subset_ready, m.friction_rows,
            m.friction_response, m.friction_mass, m.friction, np.zeros_like(target),
            m.friction_impulse, target, pseudo[0], pseudo[1], sweeps, False)
     return pseudo
+
+
+@njit(cache=True)
+def _push_targets(rows, points, separation, slop, h, target) -> bool:
+    """Fill the push-out's targets (velocity offsets) of points deeper than the slop; whether
+    there are any."""
+    deep = False
+    for p in rows:
+        for s in range(points[p]):
+            excess = separation[p, s] + slop[p]
+            if excess < 0.0:
+                target[p, s] = max(BAUMGARTE * excess / h, -MAX_PUSH)
+                deep = True
+    return deep
 
 
 @njit(cache=True)

@@ -14,10 +14,11 @@ momentum).
 import numpy as np
 from numba import njit
 
-from . import penalty, quaternion, sleep, solve_impulse
+from . import linalg, penalty, quaternion, sleep, solve_impulse
 from .bodies import (
     DYNAMIC,
     KINDS,
+    KINEMATIC,
     SHAPES,
     STATIC,
     Bodies,
@@ -88,6 +89,8 @@ class World:
         self._pairs = np.zeros((0, 2), dtype=np.int64)  # those pairs
         self._room = (np.zeros((0, 3)), np.zeros((0, 4)), np.zeros(0))  # poses and reach then
         self._radius = np.zeros(0)  # bounding radius about the centre of mass
+        self._speculative = np.zeros(0)  # speculative distance (capped for tiny bodies)
+        self._fall = 0.0
         self._contact_count = 0
         self._max_penetration = 0.0
         self._push_out_work = 0.0
@@ -150,9 +153,12 @@ class World:
             stiffest = penalty.frequency(b.half_extents.min(initial=np.inf), self._g)
             substeps = max(substeps, penalty.substeps_needed(stiffest, frame_time))
         h = frame_time / substeps
-        rotations = b.rotations()
+        rotations = np.empty((len(b), 3, 3))
+        linalg.matrices(b.orientation, rotations)
         self._radius = (np.linalg.norm(b.half_extents, axis=1)
                         + np.linalg.norm(b.com_offset, axis=1))
+        self._fall = self._g * h * h  # a substep's fall from rest
+        self._speculative = np.minimum(SPECULATIVE_DISTANCE, 0.25 * b.half_extents.min(axis=1))
         self._contact_count, self._max_penetration = 0, 0.0
         for s in range(substeps):
             target = self.frame + (s + 1) / substeps
@@ -176,7 +182,7 @@ class World:
                 b.inverse_inertia, b.mass, awake, h * self._first_contact(awake, rotations, h),
                 pseudo[0], pseudo[1], self.gravity)
             self._set_kinematic_poses(target)
-            rotations = b.rotations()
+            linalg.matrices(b.orientation, rotations)
             self._record(contacts, rows)
         self._finish_frame(frame_time)
 
@@ -185,12 +191,13 @@ class World:
         with friction, the bounce sweeps, then the split-impulse push-out; returns its
         pseudo-velocities."""
         b, m = self.bodies, contacts
-        solve_impulse.set_targets(m, rows, b.velocity, b.angular_velocity, h, self.gravity,
-                                  b.dynamic)
+        bouncing = solve_impulse.set_targets(m, rows, b.velocity, b.angular_velocity, h,
+                                             self.gravity, b.dynamic)
         apply_impulses(rows, m.a, m.b, m.points, m.normal_response, m.friction_response,
                        m.normal_impulse, m.friction_impulse, b.velocity, b.angular_velocity)
         solve_impulse.solve(m, rows, b.velocity, b.angular_velocity, self.iterations)
-        solve_impulse.restitute(m, rows, b.velocity, b.angular_velocity, self.iterations)
+        if bouncing:
+            solve_impulse.restitute(m, rows, b.velocity, b.angular_velocity, self.iterations)
         solve_impulse.remember_incoming(rows, m.points, m.separation, m.slop, m.normal_impulse,
                                         m.incoming)
         pseudo = solve_impulse.push_out(m, rows, h, len(b), self.iterations)
@@ -215,11 +222,9 @@ class World:
         """
         b = self.bodies
         fraction = np.ones(len(b))
-        radius = np.linalg.norm(b.half_extents, axis=1) + np.linalg.norm(b.com_offset, axis=1)
-        travel = (np.linalg.norm(b.velocity, axis=1)
-                  + np.linalg.norm(b.angular_velocity, axis=1) * radius) * h
-        fast = awake & (travel > CCD_FRACTION * b.half_extents.min(axis=1))
-        if not fast.any():
+        fast = np.zeros(len(b), dtype=bool)
+        if not fast_bodies(b.velocity, b.angular_velocity, self._radius, b.half_extents, awake,
+                           h, fast):
             return fraction
         pairs = self._pairs[fast[self._pairs[:, 0]] | fast[self._pairs[:, 1]]]
         if not len(pairs):
@@ -271,24 +276,27 @@ class World:
         """
         b = self.bodies
         m = self._contacts
-        if m is None or frame_start or self._escaped(h):
+        collided = m is None or frame_start or self._escaped(h)
+        if collided:
             m = self._collide_frame(rotations, h, remaining)
         else:
-            stale = refresh(m.a, m.b, b.shape, b.position, b.orientation, b.com_offset,
+            stale = refresh(m.a, m.b, b.shape, b.position, b.orientation, rotations, b.com_offset,
                             self._radius, m.slop, m.points, m.normal, m.point, m.anchor_a,
                             m.anchor_b, m.base, m.separation, m.relative, m.orientation_a,
                             m.orientation_b)
             rows = np.flatnonzero(stale)
             if len(rows):
                 self._collide_rows(m, rows, rotations, h)
+                collided = True
         held = m.points > 0
         if frame_start:
             self._update_sleep(m.a[held], m.b[held])
-        else:
-            self._wake_touched(m.a[held], m.b[held])
+        elif self.sleeping:
+            collided |= self._wake_touched(m.a[held], m.b[held])
         awake = self._awake
         active = held & (awake[m.a] | awake[m.b])
-        m.mark_isolated(active, awake)
+        if collided:
+            m.mark_isolated(active, awake)
         return m, np.flatnonzero(active)
 
     def _reach(self, duration: float) -> np.ndarray:
@@ -297,11 +305,8 @@ class World:
         b = self.bodies
         spin = np.linalg.norm(b.angular_velocity, axis=1) * self._radius
         return ((np.linalg.norm(b.velocity, axis=1) + spin) * duration
-                + self._g * duration * duration + self._speculative())
+                + self._g * duration * duration + self._speculative)
 
-    def _speculative(self) -> np.ndarray:
-        """(N,) the speculative distance of each body (capped for tiny bodies)."""
-        return np.minimum(SPECULATIVE_DISTANCE, 0.25 * self.bodies.half_extents.min(axis=1))
 
     def _collide_frame(self, rotations: np.ndarray, h: float, remaining: float) -> Manifolds:
         """New contact rows for every pair whose boxes, grown by what each body may move in
@@ -323,9 +328,9 @@ class World:
         """Whether a moving body could leave, within this substep, the room (its box grown by
         its reach) its pairs were found for."""
         b = self.bodies
-        moving = self._awake | (b.kind == KINDS["kinematic"])
         return bool(escaped(b.position, b.orientation, b.velocity, b.angular_velocity,
-                            self._radius, moving, *self._room, self._reach(h)))
+                            self._radius, self._speculative, self._awake, b.kind, *self._room,
+                            h, self._fall))
 
     def _collide_rows(self, m: Manifolds, rows: np.ndarray, rotations: np.ndarray,
                       h: float) -> None:
@@ -335,15 +340,15 @@ class World:
         pairs = m.pairs[rows]
         i, j = pairs[:, 0], pairs[:, 1]
         spin = np.linalg.norm(b.angular_velocity, axis=1) * self._radius * h
-        speculative = self._speculative()
+        speculative = self._speculative
         margin = (np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * h + spin[i] + spin[j]
-                  + self._g * h * h + speculative[i] + speculative[j])
+                  + self._fall + speculative[i] + speculative[j])
         found = find_contacts(b.shape, b.shape_centers(rotations), rotations, b.half_extents,
                               pairs, margin=float(margin.max(initial=0.0)))
         keys = i * len(b) + j
         found = _select(found, found.depth >= -margin[np.searchsorted(keys, found.a * len(b)
                                                                       + found.b)])
-        fill(m, rows, found, b)
+        fill(m, rows, found, b, rotations)
 
     def _slop(self) -> np.ndarray:
         """(N,) penetration each body tolerates without push-out (less for tiny bodies)."""
@@ -370,20 +375,20 @@ class World:
     def _record(self, contacts: Manifolds, rows: np.ndarray) -> None:
         """Fold a substep's contacts into the frame's statistics (peak count, deepest point)."""
         if len(rows):
-            mask = contacts.mask[rows]
-            separation = contacts.separation[rows]
-            touching = mask & ((contacts.normal_impulse[rows] > 0.0) | (separation <= 0.0))
-            self._contact_count = max(self._contact_count, int(np.count_nonzero(touching)))
-            self._max_penetration = max(self._max_penetration, float(-separation[mask].min()))
+            count, deepest = touching(rows, contacts.points, contacts.separation,
+                                      contacts.normal_impulse)
+            self._contact_count = max(self._contact_count, count)
+            self._max_penetration = max(self._max_penetration, deepest)
 
-    def _wake_touched(self, a: np.ndarray, b_: np.ndarray) -> None:
+    def _wake_touched(self, a: np.ndarray, b_: np.ndarray) -> bool:
         """Between sleep decisions, a sleeping body that an awake one touches wakes at once
-        (its own sleeping neighbours follow at the next substep)."""
+        (its own sleeping neighbours follow at the next substep); whether any woke."""
         b, awake = self.bodies, self._awake
         sleeping = b.dynamic & ~awake
         touched = np.concatenate([a[sleeping[a] & awake[b_]], b_[sleeping[b_] & awake[a]]])
         awake[touched] = True
         b.rest_time[touched] = 0.0
+        return len(touched) > 0
 
     def _finish_frame(self, frame_time: float) -> None:
         b = self.bodies
@@ -440,17 +445,44 @@ def _select(found: Contacts, keep: np.ndarray) -> Contacts:
 
 
 @njit(cache=True)
-def escaped(position, orientation, velocity, angular_velocity, radius, moving, start_position,
-            start_orientation, reach, step_reach) -> bool:
-    """Whether a moving body, having moved (translation plus turn angle times radius) since the
-    pairs were found, could now move beyond its reach then within one more step."""
+def escaped(position, orientation, velocity, angular_velocity, radius, speculative, awake,
+            kind, start_position, start_orientation, reach, h, fall) -> bool:
+    """Whether a moving (awake or kinematic) body, having moved (translation plus turn angle
+    times radius) since the pairs were found, could move beyond its reach then in one more
+    substep h."""
     for i in range(len(position)):
-        if not moving[i]:
+        if not (awake[i] or kind[i] == KINEMATIC):
             continue
         moved = 0.0
         for k in range(3):
             moved += (position[i, k] - start_position[i, k]) ** 2
         moved = np.sqrt(moved) + turned(orientation[i], start_orientation[i]) * radius[i]
-        if moved + step_reach[i] > reach[i]:
+        ahead = ((linalg.norm(velocity[i]) + linalg.norm(angular_velocity[i]) * radius[i]) * h
+                 + fall + speculative[i])
+        if moved + ahead > reach[i]:
             return True
     return False
+
+
+@njit(cache=True)
+def fast_bodies(velocity, angular_velocity, radius, half_extents, awake, h, fast) -> bool:
+    """fast[i] = awake body i moves more than CCD_FRACTION of its smallest half-extent in a
+    substep h; whether any does."""
+    anyone = False
+    for i in range(len(velocity)):
+        speed = linalg.norm(velocity[i]) + linalg.norm(angular_velocity[i]) * radius[i]
+        smallest = min(half_extents[i, 0], half_extents[i, 1], half_extents[i, 2])
+        fast[i] = awake[i] and speed * h > CCD_FRACTION * smallest
+        anyone |= fast[i]
+    return anyone
+
+
+@njit(cache=True)
+def touching(rows, points, separation, normal_impulse):
+    """(points pushing or touching, deepest penetration) over the contact rows `rows`."""
+    count, deepest = 0, -np.inf
+    for p in rows:
+        for s in range(points[p]):
+            count += normal_impulse[p, s] > 0.0 or separation[p, s] <= 0.0
+            deepest = max(deepest, -separation[p, s])
+    return count, deepest
