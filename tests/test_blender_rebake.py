@@ -113,6 +113,29 @@ def test_clear_after_assigning_another_action_orphans_nothing(scene):
     assert np.array_equal(keys(box, "location"), own_keys)
 
 
+def test_a_linked_action_is_keyed_through_a_local_copy(scene, tmp_path):
+    box = cube("Borrowed", location=(0.0, 0.0, 3.0), size=1.0)
+    box.keyframe_insert("location", frame=1)
+    path = tmp_path / "library.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    scene = bpy.context.scene
+    scene.frame_end = 12
+    with bpy.data.libraries.load(str(path), link=True) as (_source, target):
+        target.objects = ["Borrowed"]
+    box = target.objects[0]
+    scene.collection.objects.link(box)
+    box.make_local()  # the object is local, the action it plays is still the library's
+    linked = box.animation_data.action
+    add(box)
+    assert bpy.ops.impulse.bake() == {"FINISHED"}
+    assert box.animation_data.action != linked and box.animation_data.action.library is None
+    assert keys(box, "location")[:, 0].tolist() == list(range(1, 13))
+    assert bpy.ops.impulse.clear_bake() == {"FINISHED"}
+    assert box.animation_data.action == linked
+    assert [a.name for a in bpy.data.actions] == [linked.name]
+
+
 def test_a_keyed_throw_hands_over_seamlessly(scene):
     """Keys up to the start frame: the simulation starts at the throw's speed (5 m/s, not the
     2.5 m/s a central difference gives) and the throw before the start still plays."""

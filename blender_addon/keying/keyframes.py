@@ -5,6 +5,8 @@ keys in the action the object plays (one is made, named after the object, if it 
 keeps every other curve and key, so a keyed throw before the start frame plays on into the
 simulation and keys added after a bake survive re-baking. What it swapped out is stored in
 `object.impulse.bake_state`; Clear puts exactly that back and changes no action assignment.
+An action linked from a library cannot take keys: the bake keys a local copy in its place, and
+Clear puts the linked action back.
 Keys are moved in bulk (see `channels`), not with `keyframe_insert`, which is what makes
 Blender's own Bake to Keyframes slow.
 """
@@ -49,6 +51,7 @@ def begin(obj, frame_start: int, frame_end: int) -> None:
     else:
         state.had_animation_data = obj.animation_data is not None
         state.created_action = False
+        state.linked_action = None
         state.location = obj.location
         state.rotation_euler = obj.rotation_euler
         state.rotation_quaternion = obj.rotation_quaternion
@@ -56,6 +59,13 @@ def begin(obj, frame_start: int, frame_end: int) -> None:
     animation = obj.animation_data or obj.animation_data_create()
     if animation.action is None:
         animation.action = bpy.data.actions.new(obj.name)
+        state.created_action = True
+    elif not animation.action.is_editable:  # linked: the keys go into a local copy
+        slot = animation.action_slot.identifier if animation.action_slot else ""
+        state.linked_action = animation.action
+        animation.action = animation.action.copy()
+        if slot in animation.action.slots:
+            animation.action_slot = animation.action.slots[slot]
         state.created_action = True
     elif animation.action != state.action:
         state.created_action = False
@@ -167,9 +177,17 @@ def restore(obj) -> None:
     """
     state = obj.impulse.bake_state
     _put_back_keys(obj)
-    action, created = state.action, state.created_action
-    state.action = None  # the pointer is a user of the action too
-    if action is not None and created and not _has_curves(action):
+    action, created, linked = state.action, state.created_action, state.linked_action
+    state.action = state.linked_action = None  # the pointers are users of the actions too
+    animation = obj.animation_data
+    if linked is not None and action is not None:
+        if animation is not None and animation.action == action:
+            slot = animation.action_slot.identifier if animation.action_slot else ""
+            animation.action = linked
+            if slot in linked.slots:
+                animation.action_slot = linked.slots[slot]
+        bpy.data.actions.remove(action)
+    elif action is not None and created and not _has_curves(action):
         bpy.data.actions.remove(action)
     elif action is not None and action.users == 0:
         action.use_fake_user = True
