@@ -2,9 +2,16 @@
 
 Values are stored in Blender units (lengths, velocities and accelerations are multiplied by the
 scene's unit scale to get SI), so the sidebar shows them with the user's unit system.
+
+Every setting is library-overridable, so a studio can link a character or prop, override it and
+make it a body. Blender diffs an override against its linked reference when the file is saved,
+and a reference that never had Impulse settings has nothing to diff against: the overrides'
+settings would be dropped. So before every save the references' settings are made to exist (in
+memory only; linked data is never written).
 """
 
 import bpy
+from bpy.app.handlers import persistent
 from bpy.props import (
     BoolProperty,
     EnumProperty,
@@ -30,9 +37,6 @@ class ImpulseBakeState(bpy.types.PropertyGroup):
     action: PointerProperty(type=bpy.types.Action, description="The action holding the bake")
     created_action: BoolProperty(description="The bake made the action (Clear removes it empty)")
     slot: StringProperty(description="Identifier of the action slot keyed")
-    linked_action: PointerProperty(
-        type=bpy.types.Action, description="The linked action the bake's local copy stands in for"
-    )
     had_animation_data: BoolProperty(default=False)
     frame_start: IntProperty(description="First baked frame")
     frame_end: IntProperty(description="Last baked frame")
@@ -170,6 +174,11 @@ class ImpulseSceneSettings(bpy.types.PropertyGroup):
         ),
         default="KEEP",
     )
+    include_hidden: BoolProperty(
+        name="Include Hidden Bodies",
+        description="Also simulate bodies that are hidden, disabled in viewports or renders, "
+        "or in excluded collections",
+    )
     show_shapes: BoolProperty(
         name="Show Collision Shapes",
         description="Draw the collision boxes and spheres of selected bodies in the viewport",
@@ -193,18 +202,41 @@ class ImpulseSceneSettings(bpy.types.PropertyGroup):
 
 CLASSES = (ImpulseBakeState, ImpulseObjectSettings, ImpulseSceneSettings)
 ATTRIBUTE = "impulse"  # object.impulse, scene.impulse
+OVERRIDABLE = {"LIBRARY_OVERRIDABLE"}
 # Through setattr: the type stubs cannot know the attributes an extension adds to Blender's types.
 _OWNERS = ((bpy.types.Object, ImpulseObjectSettings), (bpy.types.Scene, ImpulseSceneSettings))
 
 
+def _make_overridable(cls) -> None:
+    """Declare every property of `cls` overridable (one rule, so no new setting can miss it)."""
+    for name, deferred in cls.__annotations__.items():
+        keywords = {**deferred.keywords, "override": OVERRIDABLE}
+        cls.__annotations__[name] = deferred.function(**keywords)
+
+
+@persistent
+def _settings_on_override_references(*_args) -> None:
+    """Give each override's linked reference Impulse settings to be diffed against (save_pre)."""
+    for collection in (bpy.data.objects, bpy.data.scenes):
+        for item in collection:
+            override = item.override_library
+            reference = override.reference if override else None
+            if reference is not None:
+                settings = getattr(reference, ATTRIBUTE)
+                getattr(settings, "bake_state", None)
+
+
 def register() -> None:
     for cls in CLASSES:
+        _make_overridable(cls)
         bpy.utils.register_class(cls)
     for owner, group in _OWNERS:
-        setattr(owner, ATTRIBUTE, PointerProperty(type=group))
+        setattr(owner, ATTRIBUTE, PointerProperty(type=group, override=OVERRIDABLE))
+    bpy.app.handlers.save_pre.append(_settings_on_override_references)
 
 
 def unregister() -> None:
+    bpy.app.handlers.save_pre.remove(_settings_on_override_references)
     for owner, _group in reversed(_OWNERS):
         delattr(owner, ATTRIBUTE)
     for cls in reversed(CLASSES):

@@ -1,10 +1,18 @@
-"""Add, remove and copy body settings on the selected objects."""
+"""Add, remove and copy body settings on the selected objects.
+
+Linked objects cannot be changed; library overrides can (every Impulse setting is overridable).
+An override Blender made on its own (a system override, greyed out in the sidebar) is made
+editable first, as the Outliner's Make Editable does, since the user asked to change it.
+"""
 
 import bpy
 from bpy.props import EnumProperty
 
 # Settings that describe the body; the bake state belongs to each object alone.
 _NOT_COPIED = {"rna_type", "bake_state"}
+
+
+LINKED = "Cannot edit linked objects: {} (make a library override or make them local)"
 
 
 def split_selection(context) -> tuple[list, list[str], list[str]]:
@@ -14,6 +22,13 @@ def split_selection(context) -> tuple[list, list[str], list[str]]:
     others = [obj.name for obj in selected if obj.type != "MESH"]
     meshes = [obj for obj in selected if obj.type == "MESH" and obj.library is None]
     return meshes, others, linked
+
+
+def make_editable(objects) -> None:
+    """System overrides among `objects` become editable overrides (their settings are saved)."""
+    for obj in objects:
+        if obj.override_library is not None and obj.override_library.is_system_override:
+            obj.override_library.is_system_override = False
 
 
 def _report_skipped(operator, others: list[str]) -> None:
@@ -39,11 +54,12 @@ class IMPULSE_OT_add_bodies(bpy.types.Operator):
     def execute(self, context):
         meshes, others, linked = split_selection(context)
         if linked:
-            self.report({"ERROR"}, f"Cannot edit linked objects: {', '.join(linked)}")
+            self.report({"ERROR"}, LINKED.format(", ".join(linked)))
             return {"CANCELLED"}
         if not meshes:
             self.report({"ERROR"}, "No mesh objects selected")
             return {"CANCELLED"}
+        make_editable(meshes)
         for obj in meshes:
             obj.impulse.enabled = True
             obj.impulse.body_type = self.body_type
@@ -63,11 +79,12 @@ class IMPULSE_OT_remove_bodies(bpy.types.Operator):
         bodies = [obj for obj in context.selected_objects if obj.impulse.enabled]
         linked = [obj.name for obj in bodies if obj.library is not None]
         if linked:
-            self.report({"ERROR"}, f"Cannot edit linked objects: {', '.join(linked)}")
+            self.report({"ERROR"}, LINKED.format(", ".join(linked)))
             return {"CANCELLED"}
         if not bodies:
             self.report({"ERROR"}, "No bodies selected")
             return {"CANCELLED"}
+        make_editable(bodies)
         for obj in bodies:
             obj.impulse.enabled = False
         self.report({"INFO"}, f"Removed {len(bodies)} bodies")
@@ -88,12 +105,13 @@ class IMPULSE_OT_copy_settings(bpy.types.Operator):
             return {"CANCELLED"}
         meshes, others, linked = split_selection(context)
         if linked:
-            self.report({"ERROR"}, f"Cannot edit linked objects: {', '.join(linked)}")
+            self.report({"ERROR"}, LINKED.format(", ".join(linked)))
             return {"CANCELLED"}
         targets = [obj for obj in meshes if obj != source]
         if not targets:
             self.report({"ERROR"}, "Select the meshes to copy to, then the source body last")
             return {"CANCELLED"}
+        make_editable(targets)
         names = [p.identifier for p in source.impulse.bl_rna.properties]
         for obj in targets:
             for name in names:

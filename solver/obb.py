@@ -14,13 +14,22 @@ import numpy as np
 
 from . import quaternion
 
-MIN_HALF_EXTENT = 0.01
-"""Smallest half-extent (m), so flat, line-like and single-point inputs still bound a solid.
+FLAT_FRACTION = 0.01
+"""An axis thinner than this fraction of the box's largest extent (or of zero size) is flat,
+and is thickened to exactly this fraction: a sheet, a line or a ground plane bounds a solid,
+while a 1 cm die or a 2 mm coin keeps its true size (the rule scales with the mesh).
 
 A flat mesh given with triangles is thickened behind its faces (against their area-weighted mean
-normal), so the side its faces look out of stays exactly where it was: a ground plane's top
-surface does not move. Otherwise the box grows symmetrically about its centre.
+normal), so the side its faces look out of stays exactly where it was; given `up`, a sheet lying
+across it keeps its upper side instead, whichever way its faces look (a ground plane's top
+surface does not move). Otherwise the box grows symmetrically about its centre.
 """
+
+MIN_HALF_EXTENT = 0.01
+"""Half-extent (m) of the box of a single point, which has no size to scale a thickness by."""
+
+# A flat box's thin axis within this angle of `up` (cosine) keeps its upper side.
+_UP_COSINE = 0.5 ** 0.5
 
 # Relative eigenvalue gap (of the largest) below which PCA axes count as tied, i.e. ill-defined.
 _TIE = 0.05
@@ -31,7 +40,7 @@ _MAX_EDGES = 32
 _WORK_BUDGET = 10_000_000
 # Extents are padded by this fraction of the size when comparing volumes, so flat and line-like
 # inputs still rank by their area or length instead of all scoring zero. It is tiny so that a
-# frame tilted off a flat mesh's plane always loses (clamping to MIN_HALF_EXTENT would not).
+# frame tilted off a flat mesh's plane always loses (thickening first would not).
 _PAD = 1e-9
 # Frames whose volume is within this relative margin of the smallest count as equally small; the
 # earliest (input axes, then PCA) wins, so a symmetric mesh keeps its own axes.
@@ -44,7 +53,7 @@ _DIRECTION_GRID = 1e-6
 class OrientedBox:
     """Centre (3,), orientation (4,) (w, x, y, z; the box axes), half-extents (3,) along them.
 
-    thickened is True when a flat, line-like or single-point input got MIN_HALF_EXTENT.
+    thickened is True when a flat, line-like or single-point input was given a thickness.
     """
 
     center: np.ndarray
@@ -53,13 +62,14 @@ class OrientedBox:
     thickened: bool
 
 
-def obb_from_points(points, triangles=None) -> OrientedBox:
+def obb_from_points(points, triangles=None, up=None) -> OrientedBox:
     """The oriented box of points (M, 3), or of a mesh when triangles (T, 3) index them.
 
-    Every point lies inside the box. When the PCA eigenvalues tie, face normals and edge
-    directions of the triangles supply the candidate frames (points alone offer only their own
-    axes and PCA's). Of equally small boxes the one on the input's own axes is preferred, and
-    the axes are ordered and signed to be nearest identity.
+    Every point lies inside the box; flat axes are thickened (FLAT_FRACTION), a sheet lying
+    across the direction `up` (3,) downwards from its upper side. When the PCA eigenvalues tie,
+    face normals and edge directions of the triangles supply the candidate frames (points alone
+    offer only their own axes and PCA's). Of equally small boxes the one on the input's own axes
+    is preferred, and the axes are ordered and signed to be nearest identity.
     """
     points = np.asarray(points, dtype=float).reshape(-1, 3)
     if len(points) == 0:
@@ -85,7 +95,7 @@ def obb_from_points(points, triangles=None) -> OrientedBox:
     volume = np.prod(hi - lo + _PAD * np.max(hi - lo), axis=1)
     best = int(np.argmax(volume <= volume.min() * (1.0 + _VOLUME_TIE)))
     rotation, lo, hi = frames[best], lo[best], hi[best]
-    lo, hi, thickened = _thicken(lo, hi, rotation, faces)
+    lo, hi, thickened = _thicken(lo, hi, rotation, faces, _unit_or_none(up))
     rotation, lo, hi = _nearest_identity(rotation, lo, hi)
     return OrientedBox(
         center=origin + rotation @ (0.5 * (lo + hi)),
@@ -192,30 +202,49 @@ def _extents(local: np.ndarray, frames: np.ndarray) -> tuple[np.ndarray, np.ndar
     return lo.reshape(-1, 3), hi.reshape(-1, 3)
 
 
-def _thicken(lo: np.ndarray, hi: np.ndarray, rotation: np.ndarray, faces):
-    """Grow axes thinner than 2 MIN_HALF_EXTENT; a flat mesh grows behind its faces only.
+def _unit_or_none(up) -> np.ndarray | None:
+    if up is None:
+        return None
+    up = np.asarray(up, dtype=float).reshape(3)
+    length = float(np.linalg.norm(up))
+    if not np.isfinite(length):
+        raise ValueError("obb_from_points: up contains NaN or infinity")
+    return up / length if length > 0.0 else None
 
-    A sheet whose faces mostly look one way (by area) has a front: the box keeps that side and
-    grows away from it. A two-sided sheet, a line or a point grows symmetrically.
+
+def _thicken(lo: np.ndarray, hi: np.ndarray, rotation: np.ndarray, faces, up):
+    """Grow flat axes to FLAT_FRACTION of the largest extent (a point to MIN_HALF_EXTENT).
+
+    A sheet lying across `up` keeps its upper side and grows down; one whose faces mostly look
+    one way (by area) has a front: the box keeps that side and grows away from it. A two-sided
+    sheet, a line or a point grows symmetrically.
     """
-    thin = hi - lo < 2.0 * MIN_HALF_EXTENT
+    extent = hi - lo
+    largest = float(extent.max())
+    thickness = FLAT_FRACTION * largest if largest > 0.0 else 2.0 * MIN_HALF_EXTENT
+    thin = extent < thickness
     if not np.any(thin):
         return lo, hi, False
     lo, hi = lo.copy(), hi.copy()
     front = np.zeros(3)
-    if faces is not None and thin.sum() == 1:
-        cross = faces[3]
-        vector_area = rotation.T @ cross.sum(axis=0)
-        one_sided = np.abs(vector_area) > 0.5 * np.linalg.norm(cross, axis=1).sum()
-        front = np.sign(vector_area) * one_sided
+    if thin.sum() == 1:
+        k = int(np.flatnonzero(thin)[0])
+        along = 0.0 if up is None else float(rotation[:, k] @ up)
+        if abs(along) >= _UP_COSINE:
+            front[k] = np.sign(along)
+        elif faces is not None:
+            cross = faces[3]
+            vector_area = rotation.T @ cross.sum(axis=0)
+            one_sided = np.abs(vector_area) > 0.5 * np.linalg.norm(cross, axis=1).sum()
+            front = np.sign(vector_area) * one_sided
     for k in np.flatnonzero(thin):
         if front[k] > 0.0:
-            lo[k] = hi[k] - 2.0 * MIN_HALF_EXTENT
+            lo[k] = hi[k] - thickness
         elif front[k] < 0.0:
-            hi[k] = lo[k] + 2.0 * MIN_HALF_EXTENT
+            hi[k] = lo[k] + thickness
         else:
             middle = 0.5 * (lo[k] + hi[k])
-            lo[k], hi[k] = middle - MIN_HALF_EXTENT, middle + MIN_HALF_EXTENT
+            lo[k], hi[k] = middle - 0.5 * thickness, middle + 0.5 * thickness
     return lo, hi, True
 
 

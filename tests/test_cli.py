@@ -95,7 +95,7 @@ def test_bakes_two_files_and_reports_a_bad_third(impulse, tmp_path):
     assert [entry["ok"] for entry in summary["files"]] == [True, True, False]
     for stem, name in (("a", "Falling A"), ("b", "Falling B")):
         report = json.loads((out / f"{stem}.json").read_text())
-        assert report["ok"] and report["bodies"] == 2 and report["frames"] == FRAMES - 1
+        assert report["ok"] and report["bodies"] == 2 and report["frames"] == FRAMES
         assert (report["frame_start"], report["frame_end"]) == (1, FRAMES)
         assert set(report["timings"]) == TIMINGS
         assert set(report["file_timings"]) == {"open", "bake", "save"}

@@ -46,7 +46,7 @@ def test_demo_job_writes_blend_picture_and_report(impulse, scene, tmp_path, caps
     assert code == 0, capsys.readouterr()
 
     report = json.loads((tmp_path / "demo.json").read_text())
-    assert report["ok"] and report["bodies"] == 21 and report["frames"] == 11
+    assert report["ok"] and report["bodies"] == 21 and report["frames"] == 12
     picture = bpy.data.images.load(str(tmp_path / "demo.png"))
     gutter = impulse.blender_addon.command_line.contact_sheet.GUTTER
     assert tuple(picture.size) == (3 * 320 + 2 * gutter, 2 * 180 + gutter)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from solver import MIN_HALF_EXTENT, obb_from_points, quaternion
+from solver.obb import FLAT_FRACTION
 from tests.meshes import box_mesh, random_rotation
 
 CUBE = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
@@ -171,6 +172,9 @@ def _ground(depth=0.0, size=10.0):
     return vertices - (0.0, 0.0, 0.5 * depth), triangles[upward]
 
 
+GROUND_HALF = 0.5 * FLAT_FRACTION * 20.0  # a 20 m ground is 1 % of 20 m thick
+
+
 @pytest.mark.parametrize("depth", [0.0, 0.004])
 def test_ground_plane_is_thickened_behind_its_faces(depth):
     rng = np.random.default_rng(7)
@@ -181,14 +185,54 @@ def test_ground_plane_is_thickened_behind_its_faces(depth):
         up = rotation[:, 2]
         box = obb_from_points(vertices @ rotation.T + shift, triangles)
         assert box.thickened
-        assert sorted(box.half_extents) == pytest.approx([MIN_HALF_EXTENT, 10.0, 10.0], abs=1e-9)
+        assert sorted(box.half_extents) == pytest.approx([GROUND_HALF, 10.0, 10.0], abs=1e-9)
         # The top face stays in the plane; the whole thickness lies below it.
-        np.testing.assert_allclose(box.center, shift - MIN_HALF_EXTENT * up, atol=1e-9)
+        np.testing.assert_allclose(box.center, shift - GROUND_HALF * up, atol=1e-9)
         _assert_contains(box, vertices @ rotation.T + shift)
     # Faces looking down (a ceiling): the box grows upward from the lowest points instead.
     ceiling = obb_from_points(vertices, triangles[:, ::-1])
     bottom = -depth
-    np.testing.assert_allclose(ceiling.center, [0.0, 0.0, bottom + MIN_HALF_EXTENT], atol=1e-12)
+    np.testing.assert_allclose(ceiling.center, [0.0, 0.0, bottom + GROUND_HALF], atol=1e-12)
+
+
+@pytest.mark.parametrize("faces", ["up", "down", "both", "none"])
+def test_a_sheet_across_up_keeps_its_upper_side_whichever_way_its_faces_look(faces):
+    vertices, triangles = _ground()
+    given = {"up": triangles, "down": triangles[:, ::-1], "none": None,
+             "both": np.r_[triangles, triangles[:, ::-1]]}[faces]
+    rng = np.random.default_rng(12)
+    for _ in range(5):
+        _, rotation = random_rotation(rng)
+        up = rotation @ np.array([0.3, -0.2, 1.0])  # within 45° of the sheet's normal
+        box = obb_from_points(vertices @ rotation.T, given, up=up)
+        np.testing.assert_allclose(box.center, -GROUND_HALF * rotation[:, 2], atol=1e-9)
+        # Across a wall, `up` says nothing: the faces decide (here: behind them).
+        wall = obb_from_points(vertices @ rotation.T, triangles, up=rotation[:, 0])
+        np.testing.assert_allclose(wall.center, -GROUND_HALF * rotation[:, 2], atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("name", "half"),
+    [("1 cm die", (0.005, 0.005, 0.005)), ("2 mm coin", (0.01, 0.01, 0.001)),
+     ("plank at 1 %", (1.0, 0.1, 0.5 * FLAT_FRACTION * 2.0)), ("grain", (1e-5, 2e-5, 3e-5))],
+)
+def test_small_and_thin_solids_keep_their_true_size(name, half):
+    vertices, triangles = box_mesh(half, seed=3)
+    for points in (vertices, vertices * 1e-3, vertices * 1e3):
+        box = obb_from_points(points, triangles)
+        assert not box.thickened, name
+        scale = points.max() / vertices.max()
+        np.testing.assert_allclose(sorted(box.half_extents), sorted(np.multiply(half, scale)),
+                                   rtol=1e-9)
+
+
+def test_thinner_than_one_percent_is_thickened_to_one_percent_of_the_largest_extent():
+    for ratio in (0.0099, 1e-4, 0.0):
+        vertices, triangles = box_mesh((3.0, 1.0, 3.0 * ratio), cuts=(2, 2, 0), seed=4)
+        box = obb_from_points(vertices, triangles)  # closed: grows about its centre
+        assert box.thickened
+        np.testing.assert_allclose(box.half_extents, [3.0, 1.0, FLAT_FRACTION * 3.0], atol=1e-12)
+        np.testing.assert_allclose(box.center, [0.0, 0.0, 0.0], atol=1e-12)
 
 
 def test_two_sided_sheet_and_points_only_plane_grow_symmetrically():
@@ -197,19 +241,18 @@ def test_two_sided_sheet_and_points_only_plane_grow_symmetrically():
     for box in (obb_from_points(vertices, two_sided), obb_from_points(vertices)):
         assert box.thickened
         np.testing.assert_allclose(box.center, [0.0, 0.0, 0.0], atol=1e-12)
-        np.testing.assert_allclose(box.half_extents, [10.0, 10.0, MIN_HALF_EXTENT], atol=1e-12)
+        np.testing.assert_allclose(box.half_extents, [10.0, 10.0, GROUND_HALF], atol=1e-12)
 
 
-def test_line_and_single_point_get_the_minimum_thickness():
+def test_line_gets_a_thickness_of_its_length_and_a_point_the_minimum():
     rng = np.random.default_rng(8)
     direction = rng.normal(size=3)
     direction /= np.linalg.norm(direction)
     line = np.linspace(-2.0, 3.0, 11)[:, None] * direction + (1.0, 1.0, 1.0)
     box = obb_from_points(line)
     assert box.thickened
-    assert sorted(box.half_extents) == pytest.approx(
-        [MIN_HALF_EXTENT, MIN_HALF_EXTENT, 2.5], abs=1e-12
-    )
+    thin = 0.5 * FLAT_FRACTION * 5.0
+    assert sorted(box.half_extents) == pytest.approx([thin, thin, 2.5], abs=1e-12)
     np.testing.assert_allclose(box.center, 0.5 * direction + 1.0, atol=1e-12)
     _assert_contains(box, line)
 
@@ -229,3 +272,5 @@ def test_empty_and_invalid_inputs_raise_clear_errors():
         obb_from_points(CUBE, [[0, 1, 8]])
     with pytest.raises(ValueError, match="NaN"):
         obb_from_points([[0.0, 0.0, np.nan]])
+    with pytest.raises(ValueError, match="up contains NaN"):
+        obb_from_points(CUBE, up=(0.0, np.nan, 1.0))

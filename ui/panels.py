@@ -85,6 +85,7 @@ class IMPULSE_PT_world(ImpulseSidebar):
         column = layout.column(heading="Combine")
         column.prop(settings, "restitution_combine")
         column.prop(settings, "friction_combine")
+        layout.prop(settings, "include_hidden")
 
 
 class IMPULSE_PT_bake(ImpulseSidebar):

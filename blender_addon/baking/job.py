@@ -14,7 +14,8 @@ import numpy as np
 from ... import solver
 from ..keying import bake_keys, keyframes
 from ..reading.bridge import BakeError, build_world, evaluated_depsgraph, frame_range
-from . import kernels
+from ..units import length_text
+from . import checks, kernels
 
 __all__ = ["BakeError", "BakeJob", "BakeReport", "bake_scene", "clear_bake"]
 
@@ -24,7 +25,7 @@ class BakeReport:
     """What a bake did, for the Bake panel, the command line's JSON and verification."""
 
     bodies: int
-    frames: int
+    frames: int  # frames keyed, the start and the end included
     seconds: float
     contacts: int  # peak contact points in one frame
     max_penetration: float  # metres
@@ -95,13 +96,17 @@ class BakeJob:
             self.scene, self._depsgraph, self.links, trajectory, self.frame_start
         )
         self.timings["write"] = time.perf_counter() - writing
+        explained = checks.bake_warnings(
+            trajectory, self.links, self.world, self.frame_start,
+            lambda metres: length_text(self.scene, metres),
+        )
         report = BakeReport(
             bodies=len(self.links),
-            frames=self.total_frames,
+            frames=self.total_frames + 1,
             seconds=time.perf_counter() - self._started,
             contacts=int(np.max(trajectory.contact_count)),
             max_penetration=float(np.max(trajectory.max_penetration)),
-            warnings=list(self.warnings),
+            warnings=[*self.warnings, *explained],
             trajectory=trajectory,
             objects=[link.name for link in self.links],
             timings=dict(self.timings),

@@ -6,7 +6,7 @@ keys can be written for the object's origin whatever its centre of mass, scale o
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
@@ -14,6 +14,8 @@ import numpy as np
 from ... import solver
 from ...solver import quaternion
 from .. import sampling
+from ..units import length_text
+from . import visibility
 from .shapes import MeshPoints, Shape, fit_shape, inverse, matrix_array, mesh_points
 
 ANIMATION_VELOCITY_SPAN = 0.1  # frames between the samples of the start velocity estimate
@@ -34,6 +36,9 @@ class BodyLink:
     object_from_shape: np.ndarray  # (4, 4): object world matrix expressed in the shape frame
     parent_matrix: np.ndarray  # (4, 4): parent world @ parent inverse; identity when unparented
     unit_scale: float
+    shape: str = "box"  # "box" | "sphere": what the solver collides
+    half_extents: np.ndarray = field(default_factory=lambda: np.zeros(3))  # metres; (r, r, r)
+    mass: float = 0.0  # kg; 0 for passive bodies (infinitely heavy)
 
     def world_matrices(self, positions: np.ndarray, orientations: np.ndarray) -> np.ndarray:
         """(K, 4, 4) object world matrices for simulated shape centres (metres) and frames."""
@@ -65,11 +70,28 @@ def frame_range(scene, frame_start=None, frame_end=None) -> tuple[int, int]:
     return start, end
 
 
-def collect_bodies(scene) -> tuple[list, list[str]]:
-    """The enabled mesh objects, and warnings naming objects that are skipped or in conflict."""
+def collect_bodies(scene, view_layer=None) -> tuple[list, list[str]]:
+    """The enabled mesh objects, and warnings naming objects that are skipped or in conflict.
+
+    Bodies hidden or disabled in the viewport or for render, or in excluded collections (of
+    `view_layer`, by default the scene's first), are left out unless the World panel's Include
+    Hidden is on: what the user cannot see should not push what they can.
+    """
     enabled = [obj for obj in scene.objects if obj.impulse.enabled]
+    warnings = []
+    if not scene.impulse.include_hidden:
+        shown = visibility.shown_objects(scene, view_layer or scene.view_layers[0])
+        hidden = [obj.name for obj in enabled if obj.name not in shown]
+        enabled = [obj for obj in enabled if obj.name in shown]
+        if hidden:
+            warnings.append(
+                f"Left out {len(hidden)} hidden or disabled "
+                f"{'body' if len(hidden) == 1 else 'bodies'}: {', '.join(hidden)} "
+                "(World panel: Include Hidden Bodies simulates them)"
+            )
     skipped = [obj.name for obj in enabled if obj.type != "MESH"]
-    warnings = [f"Skipped non-mesh objects: {', '.join(skipped)}"] if skipped else []
+    if skipped:
+        warnings.append(f"Skipped non-mesh objects: {', '.join(skipped)}")
     builtin = [obj.name for obj in enabled if obj.rigid_body is not None]
     if builtin:
         names = ", ".join(builtin)
@@ -80,12 +102,33 @@ def collect_bodies(scene) -> tuple[list, list[str]]:
 def _validate(bodies) -> None:
     active = [obj for obj in bodies if obj.impulse.body_type == "ACTIVE"]
     if not active:
-        raise BakeError("No active bodies: select meshes and use Add Active Bodies")
-    linked = [obj.name for obj in active if obj.library or obj.override_library]
+        raise BakeError(
+            "No active bodies: select meshes and press Add Active in the Impulse tab's Body panel"
+        )
+    linked = [obj.name for obj in active if obj.library]
     if linked:
         raise BakeError(
-            f"Cannot key linked or library-override objects: {', '.join(linked)} (make them local)"
+            f"Cannot key linked objects: {', '.join(linked)} "
+            "(make a library override or make them local)"
         )
+    for obj in bodies:
+        _check_finite(obj)
+
+
+def _check_finite(obj) -> None:
+    """Settings a script (or a driver) set to NaN or infinity, named before the solver sees them."""
+    settings = obj.impulse
+    values = {
+        "initial velocity": list(settings.initial_linear_velocity),
+        "initial spin": list(settings.initial_angular_velocity),
+        "mass": [settings.mass],
+        "density": [settings.density],
+        "bounciness": [settings.restitution],
+        "friction": [settings.friction],
+    }
+    for what, numbers in values.items():
+        if not all(math.isfinite(x) for x in numbers):
+            raise BakeError(f"'{obj.name}' has a {what} that is not a number (NaN or infinite)")
 
 
 def _kind(obj) -> str:
@@ -169,13 +212,46 @@ def _gravity(scene, unit_scale: float) -> np.ndarray:
     return np.zeros(3)
 
 
+def _up(scene) -> np.ndarray:
+    """Against gravity (world +Z when weightless): the side of a flat ground that stays put."""
+    gravity = np.array(scene.gravity, dtype=float)
+    length = float(np.linalg.norm(gravity))
+    if not math.isfinite(length):
+        raise BakeError("The scene's gravity is not a number (NaN or infinite)")
+    return -gravity / length if length > 0.0 else np.array([0.0, 0.0, 1.0])
+
+
+def _measure(obj, depsgraph, scene, up: np.ndarray, warnings: list[str]):
+    """(obj, points, shape, start world matrix) at the current frame, or BakeError naming it."""
+    start_matrix = matrix_array(obj.evaluated_get(depsgraph).matrix_world)
+    if not np.all(np.isfinite(start_matrix)):
+        raise BakeError(
+            f"'{obj.name}' has a location, rotation or scale that is not a number (NaN or "
+            "infinite)"
+        )
+    axes = start_matrix[:3, :3].T
+    if abs(np.dot(axes[0], np.cross(axes[1], axes[2]))) < 1e-12:  # determinant
+        raise BakeError(f"'{obj.name}' has zero scale on an axis")
+    points = mesh_points(obj, depsgraph, scene.unit_settings.scale_length)
+    if len(points.vertices) == 0:
+        raise BakeError(f"Mesh '{obj.name}' has no vertices")
+    if not np.all(np.isfinite(points.vertices)):
+        raise BakeError(f"Mesh '{obj.name}' has vertices that are not numbers (NaN or infinite)")
+    passive = obj.impulse.body_type == "PASSIVE"
+    shape = fit_shape(points, obj.impulse.shape.lower(), up if passive else None)
+    if shape.thickened and not passive:
+        thickness = length_text(scene, 2.0 * float(shape.half_extents.min()))
+        warnings.append(f"'{obj.name}' is flat: it is given a thickness of {thickness}")
+    return obj, points, shape, start_matrix
+
+
 def build_world(scene, depsgraph, frame_start=None, frame_end=None):
     """Validate the scene and build the solver World -> (World, list[BodyLink], warnings).
 
     Raises BakeError without changing anything; the scene's current frame is restored.
     """
     start, end = frame_range(scene, frame_start, frame_end)
-    bodies, warnings = collect_bodies(scene)
+    bodies, warnings = collect_bodies(scene, depsgraph.view_layer)
     _validate(bodies)
     settings = scene.impulse
     unit_scale = scene.unit_settings.scale_length
@@ -183,19 +259,8 @@ def build_world(scene, depsgraph, frame_start=None, frame_end=None):
     saved = (scene.frame_current, scene.frame_subframe)
     try:
         scene.frame_set(start)
-        measured = []
-        for obj in bodies:
-            start_matrix = matrix_array(obj.evaluated_get(depsgraph).matrix_world)
-            axes = start_matrix[:3, :3].T
-            if abs(np.dot(axes[0], np.cross(axes[1], axes[2]))) < 1e-12:  # determinant
-                raise BakeError(f"'{obj.name}' has zero scale on an axis")
-            points = mesh_points(obj, depsgraph, unit_scale)
-            if len(points.vertices) == 0:
-                raise BakeError(f"Mesh '{obj.name}' has no vertices")
-            shape = fit_shape(points, obj.impulse.shape.lower())
-            if shape.thickened:
-                warnings.append(f"'{obj.name}' is flat: a minimum thickness is used")
-            measured.append((obj, points, shape, start_matrix))
+        up = _up(scene)
+        measured = [_measure(obj, depsgraph, scene, up, warnings) for obj in bodies]
         world = solver.World(
             gravity=tuple(_gravity(scene, unit_scale)),
             fps=fps,
@@ -265,20 +330,24 @@ def _add_body(world, entry, unit_scale, substeps, paths, velocities) -> BodyLink
         extra.update(velocities[obj.name])
     elif kind == "kinematic":
         extra.update(path=paths[obj.name], path_samples_per_frame=substeps)
-    index = world.add_body(
-        shape=shape.kind,
-        size=shape.radius if shape.kind == "sphere" else tuple(shape.half_extents),
-        position=tuple(shape.center),
-        orientation=tuple(shape.orientation),
-        kind=kind,
-        restitution=settings.restitution,
-        friction=settings.friction,
-        **extra,
-    )
+    try:
+        index = world.add_body(
+            shape=shape.kind,
+            size=shape.radius if shape.kind == "sphere" else tuple(shape.half_extents),
+            position=tuple(shape.center),
+            orientation=tuple(shape.orientation),
+            kind=kind,
+            restitution=settings.restitution,
+            friction=settings.friction,
+            **extra,
+        )
+    except ValueError as error:  # whatever the checks above missed, still one readable line
+        raise BakeError(f"'{obj.name}' cannot be simulated: {error}") from error
     # Whatever sits between the basis and the world matrix (parents of any type, constraints),
     # as it is at the start frame.
     parent = start_matrix @ matrix_array(obj.matrix_basis.inverted())
     object_from_shape = inverse(_shape_frame(shape, unit_scale)) @ start_matrix
-    return BodyLink(obj.name, index, kind, object_from_shape, parent, unit_scale)
+    return BodyLink(obj.name, index, kind, object_from_shape, parent, unit_scale,
+                    shape.kind, shape.half_extents, float(extra.get("mass", 0.0)))
 
 

@@ -63,9 +63,13 @@ def mesh_points(obj, depsgraph, unit_scale: float = 1.0) -> MeshPoints:
     return MeshPoints(vertices * unit_scale, triangles.reshape(-1, 3))
 
 
-def fit_shape(points: MeshPoints, kind: str) -> Shape:
-    """PCA box of the surface, or the sphere about that box's centre through the farthest vertex."""
-    box = solver.obb_from_points(points.vertices, points.triangles)
+def fit_shape(points: MeshPoints, kind: str, up=None) -> Shape:
+    """PCA box of the surface, or the sphere about that box's centre through the farthest vertex.
+
+    Only a flat axis (under 1 % of the largest extent) is thickened; with `up` (3,), a sheet
+    lying across it keeps its upper side, as a passive ground should.
+    """
+    box = solver.obb_from_points(points.vertices, points.triangles, up)
     center = np.asarray(box.center, dtype=float)
     orientation = np.asarray(box.orientation, dtype=float)
     half = np.asarray(box.half_extents, dtype=float)
