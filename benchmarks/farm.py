@@ -5,14 +5,18 @@ baked by batch.py exactly as a user would run it, each route into its own folder
 test. One bake runs first so every route finds the solver's kernels in the JIT cache. The cluster
 is a LocalCluster of 2 single-threaded worker processes on this machine (loopback), started
 before the clock runs; each of its files still starts a fresh Blender, like --jobs. Wall clock,
-so a loaded machine shows: say how loaded it was with the numbers.
+so a loaded machine shows: say how loaded it was with the numbers. Per route also the mean time
+of one file as its report gives it (for --jobs 1 inside the one Blender; otherwise its own
+process, start-up included) and of that the solver kernels' compile or cache load.
 
     .venv/bin/python benchmarks/farm.py [--copies 16] [--frames 1-120] [--install ZIP]
 """
 
 import argparse
+import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -80,9 +84,10 @@ def main() -> None:
     from distributed import LocalCluster
 
     rows = []
-    for label, route in (("--jobs 1", ["--jobs", "1"]), ("--jobs 2", ["--jobs", "2"]),
-                         ("Dask LocalCluster, 2 workers", None)):
-        output = ["--output", str(work / label.split(",")[0].replace(" ", ""))]
+    for folder, label, route in (("jobs1", "--jobs 1", ["--jobs", "1"]),
+                                 ("jobs2", "--jobs 2", ["--jobs", "2"]),
+                                 ("dask", "Dask LocalCluster, 2 workers", None)):
+        output = ["--output", str(work / folder)]
         if route is None:
             with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                               host="127.0.0.1", dashboard_address=":0") as cluster:
@@ -90,15 +95,20 @@ def main() -> None:
                                  "--scheduler", cluster.scheduler_address)
         else:
             seconds = _batch("bake", *map(str, shots), *output, *frames, *route)
-        rows.append((label, seconds, 60.0 * len(shots) / seconds))
+        reports = [json.loads((work / folder / f"{shot.stem}.json").read_text())
+                   for shot in shots]
+        per_file = statistics.mean(report["wall_seconds"] for report in reports)
+        kernels = statistics.mean(report["timings"]["compile"] for report in reports)
+        rows.append((label, seconds, 60.0 * len(shots) / seconds, per_file, kernels))
 
     load = os.getloadavg()
     print(f"{len(shots)} copies of the demo scene ({args.frames or 'frames 1-120'}), "
           f"{os.cpu_count()} CPUs, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}; "
           f"warm-up bake of one file {warm:.1f} s")
-    print("| route | wall s | files/min |\n|---|---:|---:|")
-    for label, seconds, rate in rows:
-        print(f"| {label} | {seconds:.1f} | {rate:.1f} |")
+    print("| route | wall s | files/min | s per file (its process) | of which kernel load |\n"
+          "|---|---:|---:|---:|---:|")
+    for label, seconds, rate, per_file, kernels in rows:
+        print(f"| {label} | {seconds:.1f} | {rate:.1f} | {per_file:.1f} | {kernels:.1f} |")
     shutil.rmtree(work, ignore_errors=True)
 
 
