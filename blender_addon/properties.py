@@ -37,6 +37,9 @@ class ImpulseBakeState(bpy.types.PropertyGroup):
     action: PointerProperty(type=bpy.types.Action, description="The action holding the bake")
     created_action: BoolProperty(description="The bake made the action (Clear removes it empty)")
     slot: StringProperty(description="Identifier of the action slot keyed")
+    linked_action: PointerProperty(
+        type=bpy.types.Action, description="The linked action the bake's local copy stands in for"
+    )
     had_animation_data: BoolProperty(default=False)
     frame_start: IntProperty(description="First baked frame")
     frame_end: IntProperty(description="Last baked frame")
