@@ -6,11 +6,12 @@ their *evaluated* objects (what the viewport draws) in the frame-change handler;
 objects, their actions and the file are never touched, so undo, saving and autosave never see a
 previewed pose, and a re-evaluation (`update_tag`) shows the real transforms again exactly.
 
-A change is noticed two ways: `inputs()` (every Impulse setting, the bodies and the frame range)
-is compared on every timer tick and depsgraph update, and a body's transform counts as changed
-when its evaluated matrix is not the one the preview last put there or saw (the preview's own
-writes are thus ignored). Each change restarts a short debounce, so dragging a body or a slider
-simulates once, after the user pauses.
+A change is noticed two ways: `inputs()` (every Impulse setting, the bodies and the frame range;
+Blender sends no depsgraph update when an add-on's property changes) is compared by the timer
+every POLL_SECONDS and on each depsgraph update; and an updated body counts as moved or reshaped
+when its evaluated matrix is not the one the preview last put there or saw, or its evaluated
+vertices changed (so the preview's own writes, and a bake's new action, are ignored). Each change
+restarts a short debounce, so dragging a body or a slider simulates once, after the user pauses.
 
 Nothing here runs by itself in background Blender (command-line bakes): a preview exists only
 after `start()`, which the Live Preview button calls, and the timer is never registered there;
@@ -25,7 +26,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ..reading.bridge import BakeError, evaluated_depsgraph, frame_range
+from ..reading.bridge import BakeError, BodyLink, evaluated_depsgraph, frame_range
 from .job import BakeJob
 
 DEBOUNCE_SECONDS = 0.2  # quiet time after the last change before simulating
@@ -45,10 +46,9 @@ class _Preview:
     due: float | None  # when to start simulating; None once started
     job: BakeJob | None = None
     frame_start: int = 0
-    frame_end: int = 0
-    names: list[str] = field(default_factory=list)  # keyed (dynamic) bodies
-    # Per keyed body: the objects that are no body and have it as nearest body ancestor; they
-    # ride along, as they will on the baked keys.
+    links: list[BodyLink] = field(default_factory=list)  # the keyed (dynamic) bodies
+    names: list[str] = field(default_factory=list)  # their object names
+    # Per keyed body, its non-body descendants (_followers): they ride along, as on the keys.
     followers: dict[str, list[str]] = field(default_factory=dict)
     poses: list[np.ndarray] = field(default_factory=list)  # per frame: (bodies, 4, 4) world
     shown: dict[str, np.ndarray] = field(default_factory=dict)  # last matrix put on or seen
@@ -302,6 +302,7 @@ def _pose(preview: _Preview, scene, depsgraph) -> None:
 
 
 def _followers(scene, names: list[str]) -> dict[str, list[str]]:
+    """For each of `names`, the objects that are no body and have it as nearest body ancestor."""
     out: dict[str, list[str]] = {name: [] for name in names}
     for obj in scene.objects:
         if obj.impulse.enabled:
@@ -333,23 +334,23 @@ def _begin(preview: _Preview, scene) -> None:
         return
     finally:
         _building = False
-    dynamic = [link for link in job.links if link.kind == "dynamic"]
-    preview.job, preview.names = job, [link.name for link in dynamic]
+    preview.job = job
+    preview.links = [link for link in job.links if link.kind == "dynamic"]
+    preview.names = [link.name for link in preview.links]
     preview.followers = _followers(scene, preview.names)
-    preview.frame_start, preview.frame_end = job.frame_start, job.frame_end
+    preview.frame_start = job.frame_start
     preview.poses = []
     _record(preview, job)
     _measure(preview, scene, evaluated_depsgraph(scene))
 
 
 def _record(preview: _Preview, job: BakeJob) -> None:
-    """Keep the world matrices of the frame the job has just reached."""
+    """Keep the world matrices of the frame the job has just reached (what Bake would key)."""
     snapshot = job.world.snapshot()
-    dynamic = [link for link in job.links if link.kind == "dynamic"]
     preview.poses.append(np.array([
         link.world_matrices(snapshot.positions[None, link.index],
                             snapshot.orientations[None, link.index])[0]
-        for link in dynamic
+        for link in preview.links
     ]).reshape(-1, 4, 4))
 
 
@@ -383,7 +384,8 @@ def _redraw(whole_view: bool) -> None:
                 continue
             if whole_view:
                 area.tag_redraw()
-            for region in area.regions if not whole_view else ():
+                continue
+            for region in area.regions:
                 if region.type == "UI":
                     region.tag_redraw()
 
