@@ -96,8 +96,8 @@ def new(frames: np.ndarray, values: np.ndarray, interpolation: str) -> Keys:
     }
     for name, value in defaults.items():
         keys[name] = np.full(count, enum_value(name, value), dtype=np.int32)
-    for name, value in (("back", 1.70158), ("amplitude", 0.8), ("period", 4.1)):
-        keys[name] = np.full(count, value)  # Blender's defaults for new keys
+    for name, default in (("back", 1.70158), ("amplitude", 0.8), ("period", 4.1)):
+        keys[name] = np.full(count, default)  # Blender's defaults for new keys
     return keys
 
 

@@ -64,7 +64,7 @@ def _record(obj) -> _Object:
     action = animation.action if animation else None
     slot = animation.action_slot if animation else None
     state = obj.impulse.bake_state
-    curves = []
+    curves: list[tuple] = []
     for owner, owner_slot in ((action, slot), (state.action, None)):
         if owner is not None and owner_slot is None:
             owner_slot = owner.slots.get(state.slot)

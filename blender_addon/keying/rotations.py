@@ -73,11 +73,11 @@ def _quaternion_chain(dense: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return out
 
 
-def _euler_chain(dense: np.ndarray, reference: np.ndarray, mode: str) -> np.ndarray:
+def _euler_chain(dense: np.ndarray, reference: np.ndarray, mode) -> np.ndarray:
     out = np.empty((len(dense), 3))
-    previous = Euler(reference, mode)
+    previous = Euler(reference.tolist(), mode)
     for i, q in enumerate(dense):
-        previous = Quaternion(q).to_euler(mode, previous)
+        previous = Quaternion(q.tolist()).to_euler(mode, previous)
         out[i] = previous
     return out
 
