@@ -10,8 +10,9 @@ from numba import njit
 
 from .shapes import SPHERE
 
-# Room for this many pairs at first; a sweep that finds more runs once more with room for all.
-_BATCH_PAIRS = 1 << 12
+# Room for at most this many pairs at first (64 MB): enough for every candidate in most scenes; a
+# sweep that finds more pairs runs once more with room for all of them.
+_BATCH_PAIRS = 1 << 22
 
 
 def aabbs(
@@ -69,14 +70,12 @@ def sweep_and_prune(lo: np.ndarray, hi: np.ndarray, movable: np.ndarray) -> np.n
     order = np.argsort(key, kind="stable")
     key, body, slab = key[order], body[order], slab[order]
     end = np.searchsorted(key, slab + 1j * hi[body, sweep], side="right")
-    capacity = _BATCH_PAIRS
-    while True:
-        pairs = np.empty((capacity, 2), np.int64)
-        count = _sweep(lo, hi, movable, body, slab, end, int(sweep), int(across), width,
-                       pairs)
-        if count <= capacity:
-            break
-        capacity = max(2 * capacity, count)
+    candidates = int(np.maximum(end - np.arange(1, len(body) + 1), 0).sum())
+    pairs = np.empty((min(candidates, _BATCH_PAIRS), 2), np.int64)
+    count = _sweep(lo, hi, movable, body, slab, end, int(sweep), int(across), width, pairs)
+    if count > len(pairs):  # more than the first allowance: again, with room for all
+        pairs = np.empty((count, 2), np.int64)
+        _sweep(lo, hi, movable, body, slab, end, int(sweep), int(across), width, pairs)
     pairs = np.sort(pairs[:count], axis=1)
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
@@ -84,7 +83,7 @@ def sweep_and_prune(lo: np.ndarray, hi: np.ndarray, movable: np.ndarray) -> np.n
 @njit(cache=True)
 def _sweep(lo, hi, movable, body, slab, end, sweep, across, width, pairs):
     """Write the overlapping pairs into `pairs` and return how many there are (all of them are
-    counted even when `pairs` is too short, so the caller can retry with enough room).
+    counted even when `pairs` is too short, so the caller can sweep again with enough room).
 
     Entry k (in sorted order) meets the entries after it up to end[k], those of its slab that
     start before it ends along the sweep axis; each is then tested on the two other axes.
