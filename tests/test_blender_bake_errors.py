@@ -155,3 +155,20 @@ def test_bodies_with_blenders_own_rigid_body_get_a_warning(scene, capsys):
     scene.frame_end = 3
     assert bpy.ops.impulse.bake() == {"FINISHED"}
     assert "Blender's own rigid body also moves Box" in capsys.readouterr().out
+
+
+def test_a_scene_other_than_the_windows_bakes_after_reopening(scene, impulse, tmp_path):
+    """Its view layer has no depsgraph until something evaluates it."""
+    other = bpy.data.scenes.new("Other")
+    box = cube("Box", location=(0.0, 0.0, 5.0))
+    other.collection.objects.link(box)
+    scene.collection.objects.unlink(box)
+    box.impulse.enabled = True
+    other.frame_start, other.frame_end = 1, 3
+    path = tmp_path / "two_scenes.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    other = bpy.data.scenes["Other"]
+    report = impulse.blender_addon.baking.job.bake_scene(other)
+    assert (report.bodies, report.frames) == (1, 3)
+    assert bpy.data.objects["Box"].animation_data.action is not None

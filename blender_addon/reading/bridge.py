@@ -52,7 +52,10 @@ def evaluated_depsgraph(scene):
     """The context's depsgraph for the context's scene (what the user sees), else the scene's."""
     if scene == bpy.context.scene:
         return bpy.context.evaluated_depsgraph_get()
-    return scene.view_layers[0].depsgraph
+    view_layer = scene.view_layers[0]
+    if view_layer.depsgraph is None:  # a scene never shown has none until evaluated once
+        view_layer.update()
+    return view_layer.depsgraph
 
 
 def frame_range(scene, frame_start=None, frame_end=None) -> tuple[int, int]:
