@@ -89,6 +89,7 @@ def test_mass_change_is_previewed_at_a_later_frame_without_keys(scene, balls, pr
     before = (transform(a), transform(b))
     preview.start(scene)
     settle(preview, scene)
+    assert preview.status(scene).startswith("Preview ready")
     t = (LAST - 1) / 24.0
     xa, xb = after_collision(1.0, 1.0, t)  # equal masses: A stops, B takes its speed
     assert shown_x(scene, a, LAST) == pytest.approx(xa, abs=TOLERANCE)
@@ -200,6 +201,7 @@ def test_errors_show_in_the_status_line_and_handlers_do_not_raise(scene, balls, 
 
 
 def test_the_button_toggles_the_preview_and_a_file_load_ends_it(scene, balls, preview):
+    assert bpy.types.IMPULSE_PT_live_preview.bl_parent_id == "IMPULSE_PT_bake"
     handlers = bpy.app.handlers
     names = {f.__name__ for f in handlers.frame_change_post + handlers.depsgraph_update_post}
     assert {"_frame_changed", "_depsgraph_updated"} <= names
