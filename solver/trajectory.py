@@ -37,14 +37,19 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class Trajectory:
-    """F + 1 rows (row 0 = the initial state) of every Snapshot field, stacked; fps frames/s."""
+    """F + 1 rows (row 0 = the initial state) of every Snapshot field, stacked; fps frames/s.
 
-    positions: np.ndarray  # (F+1, N, 3)
-    orientations: np.ndarray  # (F+1, N, 4)
-    linear_velocities: np.ndarray  # (F+1, N, 3)
-    angular_velocities: np.ndarray  # (F+1, N, 3)
-    contact_count: np.ndarray  # (F+1,)
-    kinetic_energy: np.ndarray
+    The poses (positions, orientations) are float32, what Blender keys hold anyway, so keys
+    written from them are the same and a long bake of many bodies takes half the memory;
+    velocities and the statistics stay float64 (the conservation checks need them).
+    """
+
+    positions: np.ndarray  # (F+1, N, 3) float32
+    orientations: np.ndarray  # (F+1, N, 4) float32
+    linear_velocities: np.ndarray  # (F+1, N, 3) float64
+    angular_velocities: np.ndarray  # (F+1, N, 3) float64
+    contact_count: np.ndarray  # (F+1,) int64
+    kinetic_energy: np.ndarray  # (F+1,) float64, like all the statistics
     potential_energy: np.ndarray
     linear_momentum: np.ndarray  # (F+1, 3)
     angular_momentum: np.ndarray  # (F+1, 3)
@@ -53,11 +58,33 @@ class Trajectory:
     fps: float
 
     @classmethod
+    def empty(cls, frames: int, bodies: int, fps: float) -> "Trajectory":
+        """Rows for the initial state and `frames` steps of `bodies` bodies, to fill with
+        record() as the steps are taken (stored once, never copied)."""
+        rows = int(frames) + 1
+        shapes = {"positions": ((bodies, 3), np.float32),
+                  "orientations": ((bodies, 4), np.float32),
+                  "linear_velocities": ((bodies, 3), np.float64),
+                  "angular_velocities": ((bodies, 3), np.float64),
+                  "contact_count": ((), np.int64), "linear_momentum": ((3,), np.float64),
+                  "angular_momentum": ((3,), np.float64)}
+        return cls(**{f.name: np.zeros((rows, *shapes.get(f.name, ((), np.float64))[0]),
+                                       dtype=shapes.get(f.name, ((), np.float64))[1])
+                      for f in fields(cls) if f.name != "fps"}, fps=float(fps))
+
+    def record(self, row: int, snapshot: Snapshot) -> None:
+        """Write a snapshot into row `row`."""
+        for f in fields(self):
+            if f.name != "fps":
+                getattr(self, f.name)[row] = getattr(snapshot, f.name)
+
+    @classmethod
     def from_snapshots(cls, snapshots: list[Snapshot], fps: float) -> "Trajectory":
         """Stack snapshots taken frame by frame (e.g. by a modal operator stepping a World)."""
-        names = [f.name for f in fields(cls) if f.name != "fps"]
-        return cls(**{n: np.array([getattr(s, n) for s in snapshots]) for n in names},
-                   fps=float(fps))
+        trajectory = cls.empty(len(snapshots) - 1, len(snapshots[0].positions), fps)
+        for row, snapshot in enumerate(snapshots):
+            trajectory.record(row, snapshot)
+        return trajectory
 
     @property
     def frames(self) -> int:

@@ -1,14 +1,21 @@
 """solver.World: bodies stepped through time, collisions answered by impulses (or springs).
 
-Each frame is `substeps` substeps (Bullet's and Blender's scheme). In each: the broad and
-narrow phase find contacts, with speculative points for gaps the pair could close within the
-substep (so fast bodies are caught before they overlap); at a frame's first substep islands that
-have rested long enough fall asleep. Velocities get gravity and air forces (semi-implicit
-Euler), the contact solver runs (solve_impulse: `iterations` sweeps of sequential impulses over
-colour batches, as many towards the bounces, then the split-impulse push-out; or penalty:
-springs), bodies moving more than a fraction of their size are held at their time of first
-contact (CCD), and positions and orientations advance (integrate: the rotation keeps angular
-momentum).
+Each frame is `substeps` substeps (Bullet's and Blender's scheme); each substep is a short list
+of phases, each a compiled kernel (numba) looping over contact rows or bodies:
+
+1. contacts: at a frame's first substep the broad phase finds the pairs that may meet within
+   the frame and the narrow phase collides them, with speculative points for gaps a pair could
+   close within a substep (so fast bodies are caught before they overlap), and islands that
+   have rested long enough fall asleep. In later substeps a pair's points are carried with its
+   bodies and their separations refreshed from the motion; only pairs that moved more than
+   their slop since they last collided collide again (Box2D v3's idea);
+2. velocities get gravity and air forces (semi-implicit Euler);
+3. the contact solver (solve_impulse: targets, warm start, `iterations` Gauss–Seidel sweeps of
+   sequential impulses, as many towards the bounces, then the split-impulse push-out; or
+   penalty: springs);
+4. CCD hold: bodies moving more than a fraction of their size are held at their time of first
+   contact;
+5. positions and orientations advance (integrate: the rotation keeps angular momentum).
 """
 
 import numpy as np
@@ -427,15 +434,16 @@ class World:
         progress(done, total) is called after every frame; should_cancel() returning True
         stops the run with Cancelled.
         """
-        snapshots = [self.snapshot()]
+        trajectory = Trajectory.empty(int(frames), len(self.bodies), self.fps)
+        trajectory.record(0, self.snapshot())
         for done in range(1, int(frames) + 1):
             if should_cancel is not None and should_cancel():
                 raise Cancelled(f"cancelled after {done - 1} of {frames} frames")
             self.step()
-            snapshots.append(self.snapshot())
+            trajectory.record(done, self.snapshot())
             if progress is not None:
                 progress(done, int(frames))
-        return Trajectory.from_snapshots(snapshots, self.fps)
+        return trajectory
 
 
 def _select(found: Contacts, keep: np.ndarray) -> Contacts:

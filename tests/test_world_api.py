@@ -122,3 +122,15 @@ def test_resting_bodies_fall_asleep_and_wake_when_hit():
                    density=5000.0)
     trajectory = world.simulate(12)
     assert trajectory.positions[-1, box, 0] > 0.05  # woken and pushed along
+
+
+def test_trajectory_keeps_poses_in_float32_and_velocities_in_float64():
+    """Poses are what Blender keys (float32); velocities feed the conservation checks."""
+    world = World()
+    world.add_body(position=(0.1, 0.2, 3.0))
+    trajectory = world.simulate(3)
+    assert trajectory.positions.dtype == np.float32
+    assert trajectory.orientations.dtype == np.float32
+    assert trajectory.linear_velocities.dtype == np.float64
+    assert trajectory.angular_velocities.dtype == np.float64
+    assert trajectory.positions[3, 0, 2] == np.float32(world.snapshot().positions[0, 2])
