@@ -54,23 +54,19 @@ def _dense_path(quats: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, np.nd
     """Orientations along the path at most `_STEP` apart, and the index of each key in them."""
     angle, axis = _relative(quats)
     angle = np.where(turns > math.pi, angle - 2.0 * math.pi, angle)
-    samples = [quats[:1]]
-    for i in range(len(quats) - 1):
-        steps = max(1, math.ceil(abs(angle[i]) / _STEP))
-        fractions = np.arange(1, steps + 1) / steps
-        along = quaternion.from_axis_angle(axis[i], angle[i] * fractions)
-        samples.append(quaternion.multiply(along, quats[i]))
-    dense = np.vstack(samples)
-    counts = [1] + [len(s) for s in samples[1:]]
-    return dense, np.cumsum(counts) - 1
+    steps = np.maximum(1, np.ceil(np.abs(angle) / _STEP)).astype(int)
+    interval = np.repeat(np.arange(len(angle)), steps)
+    ends = np.cumsum(steps)
+    fractions = (np.arange(len(interval)) - (ends - steps)[interval] + 1) / steps[interval]
+    along = quaternion.from_axis_angle(axis[interval], angle[interval] * fractions)
+    dense = np.vstack([quats[:1], quaternion.multiply(along, quats[interval])])
+    return dense, np.concatenate([[0], ends])
 
 
 def _quaternion_chain(dense: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    out = np.empty_like(dense)
-    previous = reference
-    for i, q in enumerate(dense):
-        previous = out[i] = -q if np.dot(previous, q) < 0.0 else q
-    return out
+    previous = np.vstack([reference, dense[:-1]])
+    flips = np.where(np.sum(previous * dense, axis=1) < 0.0, -1.0, 1.0)
+    return dense * np.cumprod(flips)[:, None]
 
 
 def _euler_chain(dense: np.ndarray, reference: np.ndarray, mode) -> np.ndarray:
@@ -92,17 +88,18 @@ def _axis_angle_chain(dense: np.ndarray, reference: np.ndarray) -> np.ndarray:
         # Unturned at the start, so any axis was right there: take the one the body turns about.
         first = int(np.argmax(sines > 1e-9))
         axis = dense[first, 1:] / sines[first]
-    for i, q in enumerate(dense):
-        sine = float(np.linalg.norm(q[1:]))
-        if sine > 1e-9:
-            candidate = q[1:] / sine
-            turned = 2.0 * math.atan2(sine, float(q[0]))
-            if np.dot(candidate, axis) < 0.0:
-                candidate, turned = -candidate, -turned
-            axis = candidate
+    turned = 2.0 * np.arctan2(sines, dense[:, 0])
+    candidates = dense[:, 1:] / np.where(sines > 1e-9, sines, 1.0)[:, None]
+    for i in range(len(dense)):
+        if sines[i] > 1e-9:
+            turn = float(turned[i])
+            if float(candidates[i] @ axis) < 0.0:
+                axis, turn = -candidates[i], -turn
+            else:
+                axis = candidates[i]
         else:
-            turned = 0.0  # no turn: any axis will do, so keep the previous one
-        angle = turned + 2.0 * math.pi * round((angle - turned) / (2.0 * math.pi))
+            turn = 0.0  # no turn: any axis will do, so keep the previous one
+        angle = turn + 2.0 * math.pi * round((angle - turn) / (2.0 * math.pi))
         out[i] = (angle, *axis)
     return out
 
