@@ -50,6 +50,7 @@ class Manifolds:
         self.relative = np.zeros((count, 3))  # x_b - x_a when last collided
         self.orientation_a = np.zeros((count, 4))  # and the orientations then
         self.orientation_b = np.zeros((count, 4))
+        self.margin = np.zeros(count)  # the gap up to which points were kept when collided
         self.isolated = np.ones(count, dtype=np.bool_)  # no movable body touches a third
         self.normal_impulse = np.zeros((count, POINTS))  # accumulated, per substep
         self.friction_impulse = np.zeros((count, POINTS, 2))  # along t1, t2
@@ -224,10 +225,13 @@ def fill_rows(rows, starts, point, normal, depth, feature, a, b, shape, position
 @njit(cache=True)
 def refresh(a, b, shape, position, orientation, rotations, com_offset, radius, tolerance, points,
             normal, point, anchor_a, anchor_b, base, separation, relative, orientation_a,
-            orientation_b) -> np.ndarray:
+            orientation_b, margin, velocity, angular_velocity, reach) -> np.ndarray:
     """Move every row's points with its bodies and refresh the separations from that motion;
-    returns (P,) True for rows whose pair moved more than `tolerance` since it last collided
-    (relative translation plus turn angles times the radii), which must collide again."""
+    returns (P,) True for rows that must collide again: the pair moved more than `tolerance`
+    since it last collided (relative translation plus turn angles times the radii), or it may
+    now close in a substep a gap wider than what the points were kept for then, less that
+    motion, by more than `tolerance` (so a point left out sinks at most that far; reach is h,
+    then per body its spin and fall per substep plus its speculative distance)."""
     stale = np.zeros(len(a), dtype=np.bool_)
     on_a = np.empty(3)
     on_b = np.empty(3)
@@ -239,7 +243,11 @@ def refresh(a, b, shape, position, orientation, rotations, com_offset, radius, t
         motion = np.sqrt(motion)
         motion += turned(orientation[i], orientation_a[p]) * radius[i]
         motion += turned(orientation[j], orientation_b[p]) * radius[j]
-        if motion > tolerance[p]:
+        closing = 0.0
+        for k in range(3):
+            closing += (velocity[j, k] - velocity[i, k]) ** 2
+        closing = np.sqrt(closing) * reach[0] + reach[1 + i] + reach[1 + j]
+        if motion > tolerance[p] or closing > margin[p] + tolerance[p] - motion:
             stale[p] = True
             continue
         for s in range(points[p]):

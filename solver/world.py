@@ -290,7 +290,8 @@ class World:
             stale = refresh(m.a, m.b, b.shape, b.position, b.orientation, rotations, b.com_offset,
                             self._radius, m.slop, m.points, m.normal, m.point, m.anchor_a,
                             m.anchor_b, m.base, m.separation, m.relative, m.orientation_a,
-                            m.orientation_b)
+                            m.orientation_b, m.margin, b.velocity, b.angular_velocity,
+                            np.r_[h, self._substep_reach(h)])
             rows = np.flatnonzero(stale)
             if len(rows):
                 self._collide_rows(m, rows, rotations, h)
@@ -314,6 +315,13 @@ class World:
         return ((np.linalg.norm(b.velocity, axis=1) + spin) * duration
                 + self._g * duration * duration + self._speculative)
 
+
+    def _substep_reach(self, h: float) -> np.ndarray:
+        """(N,) per body: its spin's travel in h, half a substep's fall from rest and its
+        speculative distance (two of these plus the relative speed times h make a pair's
+        narrow-phase margin)."""
+        spin = np.linalg.norm(self.bodies.angular_velocity, axis=1) * self._radius * h
+        return spin + 0.5 * self._fall + self._speculative
 
     def _collide_frame(self, rotations: np.ndarray, h: float, remaining: float) -> Manifolds:
         """New contact rows for every pair whose boxes, grown by what each body may move in
@@ -346,16 +354,15 @@ class World:
         b = self.bodies
         pairs = m.pairs[rows]
         i, j = pairs[:, 0], pairs[:, 1]
-        spin = np.linalg.norm(b.angular_velocity, axis=1) * self._radius * h
-        speculative = self._speculative
-        margin = (np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * h + spin[i] + spin[j]
-                  + self._fall + speculative[i] + speculative[j])
+        reach = self._substep_reach(h)
+        margin = np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * h + reach[i] + reach[j]
         found = find_contacts(b.shape, b.shape_centers(rotations), rotations, b.half_extents,
                               pairs, margin=float(margin.max(initial=0.0)))
         keys = i * len(b) + j
         found = _select(found, found.depth >= -margin[np.searchsorted(keys, found.a * len(b)
                                                                       + found.b)])
         fill(m, rows, found, b, rotations)
+        m.margin[rows] = margin
 
     def _slop(self) -> np.ndarray:
         """(N,) penetration each body tolerates without push-out (less for tiny bodies)."""
