@@ -19,6 +19,11 @@ from .sat import sat_pair
 
 MAX_POLYGON = 8  # a quad clipped by four half-planes gains at most one vertex per plane
 MAX_MANIFOLD = 4
+# A vertex within this fraction of the half-extent beyond a side plane counts as on it (inside):
+# face-on-face boxes of equal size put incident corners exactly on the reference face's rim, and
+# rounding noise would otherwise swap such a corner for crossing points with other feature ids
+# from substep to substep, which drops its warm-started impulse and its caught arrival speed.
+ON_PLANE = 1e-9
 
 # Face contact ids: ((reference face * 6 + incident face) * 64 + clipped-vertex id) < 4608;
 # edge-edge ids follow above that.
@@ -247,12 +252,13 @@ def _face_contacts(ca, Ra, ha, cb, Rb, hb, axis, n, margin, point, normal, depth
 def _clip(poly, ids, labels, count, plane, limit, scratch, scratch_ids):
     """One Sutherland-Hodgman pass against ±x[plane // 2] <= limit, in place; the new count.
 
-    Each polygon edge emits its start vertex if inside and its crossing point if it crosses. A
-    crossing point's id records the edge line and the plane that made it, so the same geometric
-    corner keeps its id. scratch (MAX_POLYGON, 3) and scratch_ids (MAX_POLYGON, 2) hold the
-    input polygon meanwhile.
+    Each polygon edge emits its start vertex if inside (to ON_PLANE) and its crossing point if it
+    crosses. A crossing point's id records the edge line and the plane that made it, so the same
+    geometric corner keeps its id. scratch (MAX_POLYGON, 3) and scratch_ids (MAX_POLYGON, 2)
+    hold the input polygon meanwhile.
     """
     side, sign = plane // 2, 1.0 - 2.0 * (plane % 2)
+    tolerance = ON_PLANE * limit
     old_ids, old_labels = scratch_ids[:, 0], scratch_ids[:, 1]
     for i in range(count):
         for c in range(3):
@@ -263,14 +269,14 @@ def _clip(poly, ids, labels, count, plane, limit, scratch, scratch_ids):
         following = (i + 1) % count
         d0 = sign * scratch[i, side] - limit
         d1 = sign * scratch[following, side] - limit
-        inside = d0 <= 0.0
+        inside = d0 <= tolerance
         if inside and out < MAX_POLYGON:
             for c in range(3):
                 poly[out, c] = scratch[i, c]
             ids[out] = old_ids[i]
             labels[out] = old_labels[i]
             out += 1
-        if inside != (d1 <= 0.0) and out < MAX_POLYGON:
+        if inside != (d1 <= tolerance) and out < MAX_POLYGON:
             t = d0 / (d0 - d1)
             for c in range(3):
                 poly[out, c] = scratch[i, c] + t * (scratch[following, c] - scratch[i, c])
