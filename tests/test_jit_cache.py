@@ -9,17 +9,21 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import bpy
 
 from tests.test_extension_install import PHASES, small_scene
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def test_jit_cache_is_the_extension_user_folder(impulse):
     kernels = importlib.import_module(f"{impulse.__name__}.blender_addon.baking.kernels")
     kernels.make_ready()
-    cache = Path(bpy.utils.extension_path_user(impulse.__name__, path="cache"))
+    version = tomllib.loads((ROOT / "blender_manifest.toml").read_text())["version"]
+    cache = Path(bpy.utils.extension_path_user(impulse.__name__, path=f"cache/{version}"))
     assert os.environ["NUMBA_CACHE_DIR"] == str(cache)
     assert Path(sys.modules["numba"].config.CACHE_DIR) == cache
     assert any(cache.rglob("*.nbi")), "no compiled kernel was cached in the user folder"
