@@ -10,6 +10,8 @@ settings would be dropped. So before every save the references' settings are mad
 memory only; linked data is never written).
 """
 
+from typing import Literal
+
 import bpy
 from bpy.app.handlers import persistent
 from bpy.props import (
@@ -205,7 +207,7 @@ class ImpulseSceneSettings(bpy.types.PropertyGroup):
 
 CLASSES = (ImpulseBakeState, ImpulseObjectSettings, ImpulseSceneSettings)
 ATTRIBUTE = "impulse"  # object.impulse, scene.impulse
-OVERRIDABLE = {"LIBRARY_OVERRIDABLE"}
+OVERRIDABLE: set[Literal["LIBRARY_OVERRIDABLE"]] = {"LIBRARY_OVERRIDABLE"}
 # Through setattr: the type stubs cannot know the attributes an extension adds to Blender's types.
 _OWNERS = ((bpy.types.Object, ImpulseObjectSettings), (bpy.types.Scene, ImpulseSceneSettings))
 
