@@ -81,20 +81,20 @@ def rotate_keeping_momentum(q, omega, inertia, inverse_inertia, h, rotation,
     omega_body = _apply(rotation.T, (omega[0], omega[1], omega[2]))
     momentum_body = _apply(inertia, omega_body)
     momentum_world = _apply(rotation, momentum_body)
-    scale = max(_length(momentum_body), _TINY)
+    scale = max(linalg.norm(momentum_body), _TINY)
     midpoint = momentum_body
     for _ in range(_MIDPOINT_PASSES):
         spin = _apply(inverse_inertia, midpoint)
         turn = _cross(midpoint, spin)
         updated = (momentum_body[0] + 0.5 * h * turn[0], momentum_body[1] + 0.5 * h * turn[1],
                    momentum_body[2] + 0.5 * h * turn[2])
-        change = _length((updated[0] - midpoint[0], updated[1] - midpoint[1],
+        change = linalg.norm((updated[0] - midpoint[0], updated[1] - midpoint[1],
                           updated[2] - midpoint[2])) / scale
         midpoint = updated
         if change <= _MIDPOINT_TOLERANCE:
             break
     spin = _apply(inverse_inertia, midpoint)
-    rate = _length(spin)
+    rate = linalg.norm(spin)
     stretch = 2.0 * np.arctan(0.5 * h * rate) / (h * rate) if h * rate > 0.0 else 1.0
     spin_world = _apply(rotation, spin)
     linalg.turn(q, spin_world[0] * stretch, spin_world[1] * stretch, spin_world[2] * stretch, h)
@@ -116,7 +116,3 @@ def _apply(matrix, v):
 def _cross(u, v):
     return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
 
-
-@njit(cache=True)
-def _length(v) -> float:
-    return np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-from . import manifold
+from . import linalg, manifold
 from .sat import sat_pair
 from .shapes import BOX, SPHERE, Box, Sphere, pack
 
@@ -55,29 +55,12 @@ def pair_gap(kind_a, kind_b, ca, Ra, ha, cb, Rb, hb, direction):
 
 
 @njit(cache=True)
-def _pose(center, q, v, w, t, out_center, out_rotation):
+def _pose(center, q, v, w, t, out_center, out_q, out_rotation):
     """Centre and rotation matrix of a shape moved for time t: x + v t, and q turned by the
     exact exponential map exp(w t / 2) ⊗ q (renormalised)."""
-    rate = _length(w)
-    c, s = math.cos(0.5 * rate * t), math.sin(0.5 * rate * t)
-    ux, uy, uz = (w[0] / rate, w[1] / rate, w[2] / rate) if rate > 0.0 else (0.0, 0.0, 0.0)
-    sx, sy, sz = s * ux, s * uy, s * uz
-    qw, qx, qy, qz = q[0], q[1], q[2], q[3]
-    w_ = c * qw - sx * qx - sy * qy - sz * qz
-    x = c * qx + sx * qw + sy * qz - sz * qy
-    y = c * qy - sx * qz + sy * qw + sz * qx
-    z = c * qz + sx * qy - sy * qx + sz * qw
-    norm = math.sqrt(w_ * w_ + x * x + y * y + z * z)
-    w_, x, y, z = w_ / norm, x / norm, y / norm, z / norm
-    out_rotation[0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    out_rotation[0, 1] = 2.0 * (x * y - w_ * z)
-    out_rotation[0, 2] = 2.0 * (x * z + w_ * y)
-    out_rotation[1, 0] = 2.0 * (x * y + w_ * z)
-    out_rotation[1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    out_rotation[1, 2] = 2.0 * (y * z - w_ * x)
-    out_rotation[2, 0] = 2.0 * (x * z - w_ * y)
-    out_rotation[2, 1] = 2.0 * (y * z + w_ * x)
-    out_rotation[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    out_q[:] = q
+    linalg.turn(out_q, w[0], w[1], w[2], t)
+    linalg.to_matrix(out_q, out_rotation)
     for k in range(3):
         out_center[k] = center[k] + v[k] * t
 
@@ -87,16 +70,17 @@ def pair_time_of_impact(shape, centers, orientations, half_extents, v, w, i, j, 
     """First time in [0, t_max] at which the gap of bodies i and j reaches `target` by
     conservative advancement; inf if it does not; the time reached after MAX_STEPS steps if it
     has not decided by then."""
-    radius_i = 0.0 if shape[i] == SPHERE else _length(half_extents[i])
-    radius_j = 0.0 if shape[j] == SPHERE else _length(half_extents[j])
+    radius_i = 0.0 if shape[i] == SPHERE else linalg.norm(half_extents[i])
+    radius_j = 0.0 if shape[j] == SPHERE else linalg.norm(half_extents[j])
     tolerance = GAP_TOLERANCE * max(radius_i + radius_j,
                                     half_extents[i, 0] + half_extents[j, 0])
     ci, cj, n = np.empty(3), np.empty(3), np.empty(3)
+    qi, qj = np.empty(4), np.empty(4)
     Ri, Rj = np.empty((3, 3)), np.empty((3, 3))
     t = 0.0
     for _ in range(MAX_STEPS):
-        _pose(centers[i], orientations[i], v[i], w[i], t, ci, Ri)
-        _pose(centers[j], orientations[j], v[j], w[j], t, cj, Rj)
+        _pose(centers[i], orientations[i], v[i], w[i], t, ci, qi, Ri)
+        _pose(centers[j], orientations[j], v[j], w[j], t, cj, qj, Rj)
         gap = pair_gap(shape[i], shape[j], ci, Ri, half_extents[i], cj, Rj,
                        half_extents[j], n) - target
         if gap <= tolerance:
@@ -109,11 +93,6 @@ def pair_time_of_impact(shape, centers, orientations, half_extents, v, w, i, j, 
             return np.inf
         t += step
     return t
-
-
-@njit(cache=True)
-def _length(a):
-    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
 @njit(cache=True)
