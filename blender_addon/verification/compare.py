@@ -34,7 +34,12 @@ def shape_inertia(body: MirrorBody) -> np.ndarray:
 
 
 def momenta(run, bodies) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Kinetic energy (F+1,), linear momentum and angular momentum about the origin (F+1, 3)."""
+    """Kinetic energy (F+1,), linear momentum and angular momentum about the origin (F+1, 3).
+
+    An Impulse run carries them, worked out in double precision from the solver's own state;
+    its stored poses are float32 (what keys hold), too coarse for checks at 1e-9."""
+    if isinstance(run, solver.Trajectory):
+        return run.kinetic_energy, run.linear_momentum, run.angular_momentum
     dynamic = np.array([b.kind == "dynamic" for b in bodies])
     mass = np.array([b.mass for b in bodies])[dynamic]
     inertia = np.array([shape_inertia(b) for b in bodies]).reshape(-1, 3, 3)[dynamic]
