@@ -21,7 +21,7 @@ of phases, each a compiled kernel (numba) looping over contact rows or bodies:
 import numpy as np
 from numba import njit
 
-from . import linalg, penalty, quaternion, sleep, solve_impulse
+from . import arguments, linalg, penalty, quaternion, sleep, solve_impulse
 from .bodies import (
     DYNAMIC,
     KINDS,
@@ -78,12 +78,10 @@ class World:
                  sleeping: bool = True):
         if method not in METHODS:
             raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
-        if not fps > 0 or int(substeps) < 1 or int(iterations) < 1:
-            raise ValueError("fps must be positive, substeps and iterations at least 1")
-        self.gravity = np.asarray(gravity, dtype=float).reshape(3)
-        self.fps = float(fps)
-        self.substeps = int(substeps)
-        self.iterations = int(iterations)
+        self.gravity = arguments.finite_vector("World", "gravity", gravity, 3)
+        self.fps = arguments.positive_finite("World", "fps", fps)
+        self.substeps = arguments.positive_int("World", "substeps", substeps)
+        self.iterations = arguments.positive_int("World", "iterations", iterations)
         self.method = method
         self.restitution_combine = check_rule(restitution_combine)
         self.friction_combine = check_rule(friction_combine)
@@ -126,13 +124,26 @@ class World:
             raise ValueError(f"unknown kind {kind!r}; use one of {sorted(KINDS)}")
         if path is not None and kind != "kinematic":
             raise ValueError("only kinematic bodies follow a path")
-        if not 0.0 <= restitution <= 1.0 or friction < 0.0 or drag < 0.0:
-            raise ValueError("restitution must be in [0, 1], friction and drag non-negative")
+        a = arguments
+        size = _size(shape, size)
+        restitution = a.in_range("add_body", "restitution", restitution, 0.0, 1.0)
+        friction = a.non_negative("add_body", "friction", friction)
+        drag = a.non_negative("add_body", "drag", drag)
+        lift = a.finite_number("add_body", "lift", lift)
+        linear_velocity = a.finite_vector("add_body", "linear_velocity", linear_velocity, 3)
+        angular_velocity = a.finite_vector("add_body", "angular_velocity", angular_velocity, 3)
+        mass = None if mass is None else a.positive_finite("add_body", "mass", mass)
+        density = None if density is None else a.positive_finite("add_body", "density", density)
+        inertia = None if inertia is None else _inertia(inertia)
+        path_samples_per_frame = a.positive_int("add_body", "path_samples_per_frame",
+                                                path_samples_per_frame)
+        path = None if path is None else _path(path)
         code, kind_code = SHAPES[shape], KINDS[kind]
         half = half_extents_of(code, size)
-        q = quaternion.normalize(np.asarray(orientation, dtype=float).reshape(4))
-        offset = np.zeros(3) if center_of_mass is None else np.asarray(center_of_mass, float)
-        centre = np.asarray(position, dtype=float).reshape(3)
+        q = a.unit_quaternion("add_body", "orientation", orientation)
+        offset = (np.zeros(3) if center_of_mass is None
+                  else a.finite_vector("add_body", "center_of_mass", center_of_mass, 3))
+        centre = a.finite_vector("add_body", "position", position, 3)
         row = dict(shape=code, kind=kind_code, half_extents=half, com_offset=offset,
                    restitution=restitution, friction=friction, drag=drag, lift=lift)
         if kind_code == DYNAMIC:
@@ -142,7 +153,7 @@ class World:
                        angular_velocity=angular_velocity)
         index = len(self.bodies)
         if path is not None:
-            self.paths.add(index, path[0], path[1], int(path_samples_per_frame))
+            self.paths.add(index, path[0], path[1], path_samples_per_frame)
             poses = self.paths.poses(float(self.frame))
             centre, q = poses[0][-1], poses[1][-1]
         row.update(orientation=q, position=centre + quaternion.rotate(q, offset))
@@ -441,16 +452,56 @@ class World:
         progress(done, total) is called after every frame; should_cancel() returning True
         stops the run with Cancelled.
         """
-        trajectory = Trajectory.empty(int(frames), len(self.bodies), self.fps)
+        frames = arguments.integer_at_least("simulate", "frames", frames, 0)
+        arguments.optional_callable("simulate", "progress", progress)
+        arguments.optional_callable("simulate", "should_cancel", should_cancel)
+        trajectory = Trajectory.empty(frames, len(self.bodies), self.fps)
         trajectory.record(0, self.snapshot())
-        for done in range(1, int(frames) + 1):
+        for done in range(1, frames + 1):
             if should_cancel is not None and should_cancel():
                 raise Cancelled(f"cancelled after {done - 1} of {frames} frames")
             self.step()
             trajectory.record(done, self.snapshot())
             if progress is not None:
-                progress(done, int(frames))
+                progress(done, frames)
         return trajectory
+
+
+def _size(shape: str, size):
+    """add_body's size: a sphere's radius (a number, or one in a sequence) or 3 half-extents."""
+    if shape == "box":
+        return arguments.positive_vector("add_body", "size", size, 3)
+    if np.ndim(size) == 1 and np.size(size) == 1:
+        size = size[0]
+    if np.ndim(size) != 0:
+        raise ValueError(f"add_body: size must be a sphere's radius, one positive finite number, "
+                         f"got {size!r}")
+    return arguments.positive_finite("add_body", "size (the radius)", size)
+
+
+def _inertia(inertia) -> np.ndarray:
+    """add_body's inertia: 3 principal moments or a (3, 3) matrix, finite."""
+    shape, what = ((3,), "3 finite numbers") if np.ndim(inertia) == 1 else (
+        (3, 3), "3 finite numbers or a finite (3, 3) matrix")
+    return arguments.finite_array("add_body", "inertia", inertia, shape, what)
+
+
+def _path(path) -> tuple[np.ndarray, np.ndarray]:
+    """add_body's kinematic path: (positions (S, 3), non-zero quaternions (S, 4)), finite."""
+    if not isinstance(path, (tuple, list)) or len(path) != 2:
+        raise TypeError(f"add_body: path must be (positions, orientations), got {path!r}")
+    positions = arguments.finite_array("add_body", "path positions", path[0], (-1, 3),
+                                       "a finite (S, 3) array")
+    orientations = arguments.finite_array("add_body", "path orientations", path[1], (-1, 4),
+                                          "a finite (S, 4) array of quaternions")
+    if len(positions) != len(orientations) or len(positions) == 0:
+        raise ValueError("add_body: path positions and orientations must have the same number "
+                         f"S >= 1 of samples, got {len(positions)} and {len(orientations)}")
+    norms = np.linalg.norm(orientations, axis=1)
+    if not np.all(norms > 1e-12):
+        raise ValueError("add_body: path orientations must be non-zero quaternions, got a zero "
+                         f"one at sample {int(np.argmin(norms))}")
+    return positions, orientations
 
 
 def _select(found: Contacts, keep: np.ndarray) -> Contacts:
