@@ -113,6 +113,52 @@ class ImpulseObjectSettings(bpy.types.PropertyGroup):
         min=0.0,
         soft_max=2.0,
     )
+    linear_damping: FloatProperty(
+        name="Linear",
+        description="Fraction of the linear velocity lost per second (Blender's built-in "
+        "rigid bodies default to 0.04; 0 is undamped physics)",
+        default=0.0,
+        min=0.0,
+        max=1.0,
+        subtype="FACTOR",
+    )
+    angular_damping: FloatProperty(
+        name="Angular",
+        description="Fraction of the spin lost per second (Blender's built-in rigid bodies "
+        "default to 0.1; 0 is undamped physics)",
+        default=0.0,
+        min=0.0,
+        max=1.0,
+        subtype="FACTOR",
+    )
+    rolling_resistance: FloatProperty(
+        name="Rolling Resistance",
+        description="Coefficient c_rr: rolling is braked by a torque c_rr x normal force x "
+        "radius, so a rolled ball comes to rest (about 0.001 steel on steel, 0.01-0.05 a ball "
+        "on grass or carpet)",
+        default=0.0,
+        min=0.0,
+        soft_max=0.2,
+        precision=4,
+    )
+    drag_coefficient: FloatProperty(
+        name="Drag Coefficient",
+        description="C_d of the air drag ½ ρ C_d A v², A the shape's frontal area (a sphere's "
+        "π r², a box's largest face); about 0.25 for a golf ball, 0.47 for a smooth ball",
+        default=0.0,
+        min=0.0,
+        soft_max=2.0,
+        precision=3,
+    )
+    magnus_coefficient: FloatProperty(
+        name="Magnus Coefficient",
+        description="Magnus lift ½ ρ C_m A r |ω × v| on a spinning body (lift coefficient = "
+        "C_m × r ω / v); about 1 for a golf ball",
+        default=0.0,
+        soft_min=0.0,
+        soft_max=2.0,
+        precision=3,
+    )
     initial_linear_velocity: FloatVectorProperty(
         name="Initial Velocity", subtype="VELOCITY", unit="VELOCITY", size=3
     )
@@ -156,6 +202,15 @@ class ImpulseSceneSettings(bpy.types.PropertyGroup):
     friction_combine: EnumProperty(name="Friction", items=COMBINE_ITEMS, default="MULTIPLY")
     use_gravity: BoolProperty(
         name="Gravity", description="Use the scene's gravity (off: weightless)", default=True
+    )
+    air_density: FloatProperty(
+        name="Air Density",
+        description="Kilograms per cubic metre, for the bodies' air drag and Magnus lift "
+        "(1.225 at sea level, 15 °C)",
+        default=1.225,
+        min=0.0,
+        soft_max=2.0,
+        precision=3,
     )
     key_step: IntProperty(
         name="Key Every", description="Write a key every N frames", default=1, min=1, soft_max=10

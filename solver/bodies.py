@@ -37,6 +37,9 @@ _COLUMNS = {
     "friction": ((), float),
     "drag": ((), float),
     "lift": ((), float),
+    "linear_damping": ((), float),
+    "angular_damping": ((), float),
+    "rolling_resistance": ((), float),
     "rest_time": ((), float),
 }
 

@@ -25,15 +25,20 @@ _TINY = np.finfo(float).tiny
 
 
 @njit(cache=True)
-def integrate_velocities(velocity, angular_velocity, inverse_mass, drag, lift, awake, gravity,
-                         h) -> None:
+def integrate_velocities(velocity, angular_velocity, inverse_mass, drag, lift, linear_damping,
+                         angular_damping, awake, gravity, h) -> None:
     """v += h (g + F/m) for awake bodies, F the air force: the first half of semi-implicit
-    Euler."""
+    Euler; then damping d (the fraction of velocity lost per second, as Blender's rigid bodies
+    have it) scales v and ω by (1 - d)^h."""
     for i in range(len(velocity)):
         if awake[i]:
             force = air_force(velocity[i], angular_velocity[i], drag[i], lift[i])
+            keep = (1.0 - linear_damping[i]) ** h
+            turn = (1.0 - angular_damping[i]) ** h
             for k in range(3):
-                velocity[i, k] += h * (gravity[k] + inverse_mass[i] * force[k])
+                velocity[i, k] = keep * (velocity[i, k]
+                                         + h * (gravity[k] + inverse_mass[i] * force[k]))
+                angular_velocity[i, k] *= turn
 
 
 @njit(cache=True)

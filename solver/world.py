@@ -47,6 +47,7 @@ from .contacts import Contacts, find_contacts
 from .integrate import integrate_positions, integrate_velocities
 from .kinematic import Paths, rotation_rate
 from .materials import check_rule
+from .rolling import resist_rolling
 from .toi import time_of_impact_batch
 from .trajectory import Cancelled, Snapshot, Trajectory
 
@@ -110,7 +111,8 @@ class World:
                  orientation=(1.0, 0.0, 0.0, 0.0), kind="dynamic", mass=None, density=None,
                  restitution=0.5, friction=0.5, linear_velocity=(0.0, 0.0, 0.0),
                  angular_velocity=(0.0, 0.0, 0.0), path=None, path_samples_per_frame=1,
-                 inertia=None, center_of_mass=None, drag=0.0, lift=0.0) -> int:
+                 inertia=None, center_of_mass=None, drag=0.0, lift=0.0, linear_damping=0.0,
+                 angular_damping=0.0, rolling_resistance=0.0) -> int:
         """Add a box (size = half-extents) or sphere (size = radius); returns its index.
 
         position and orientation are the shape's; velocities are of the centre of mass, ω in
@@ -138,6 +140,9 @@ class World:
         path_samples_per_frame = a.positive_int("add_body", "path_samples_per_frame",
                                                 path_samples_per_frame)
         path = None if path is None else _path(path)
+        linear_damping = a.in_range("add_body", "linear_damping", linear_damping, 0.0, 1.0)
+        angular_damping = a.in_range("add_body", "angular_damping", angular_damping, 0.0, 1.0)
+        rolling_resistance = a.non_negative("add_body", "rolling_resistance", rolling_resistance)
         code, kind_code = SHAPES[shape], KINDS[kind]
         half = half_extents_of(code, size)
         q = a.unit_quaternion("add_body", "orientation", orientation)
@@ -145,7 +150,9 @@ class World:
                   else a.finite_vector("add_body", "center_of_mass", center_of_mass, 3))
         centre = a.finite_vector("add_body", "position", position, 3)
         row = dict(shape=code, kind=kind_code, half_extents=half, com_offset=offset,
-                   restitution=restitution, friction=friction, drag=drag, lift=lift)
+                   restitution=restitution, friction=friction, drag=drag, lift=lift,
+                   linear_damping=linear_damping, angular_damping=angular_damping,
+                   rolling_resistance=rolling_resistance)
         if kind_code == DYNAMIC:
             m, inertia = mass_and_inertia(code, half, mass, density, inertia)
             row.update(mass=m, inverse_mass=1.0 / m, inertia=inertia,
@@ -186,13 +193,16 @@ class World:
             if not awake.any() and not len(self.paths):
                 break  # everything sleeps: nothing moves this frame
             integrate_velocities(b.velocity, b.angular_velocity, b.inverse_mass, b.drag, b.lift,
-                                 awake, self.gravity, h)
+                                 b.linear_damping, b.angular_damping, awake, self.gravity, h)
             pseudo = _NO_PUSH
             if len(rows):
-                prepare(contacts, rows, b.position, b.inverse_mass,
-                        b.world_inverse_inertia(rotations))
+                world_inverse = b.world_inverse_inertia(rotations)
+                prepare(contacts, rows, b.position, b.inverse_mass, world_inverse)
                 if self.method == "impulse":
                     pseudo = self._solve_impulses(contacts, rows, h)
+                    resist_rolling(rows, contacts.a, contacts.b, contacts.points, contacts.point,
+                                   contacts.normal, contacts.normal_impulse, b.position,
+                                   world_inverse, b.rolling_resistance, b.angular_velocity)
                 else:
                     self._apply_springs(contacts, rows, h)
             self._push_out_work += integrate_positions(

@@ -59,6 +59,13 @@ class IMPULSE_PT_body(ImpulseSidebar):
         layout.prop(settings, "restitution")
         layout.prop(settings, "friction")
         if settings.body_type == "ACTIVE":
+            column = layout.column(heading="Damping")
+            column.prop(settings, "linear_damping")
+            column.prop(settings, "angular_damping")
+            column.prop(settings, "rolling_resistance")
+            column = layout.column(heading="Air")
+            column.prop(settings, "drag_coefficient")
+            column.prop(settings, "magnus_coefficient")
             layout.prop(settings, "use_animation_velocity")
             column = layout.column()
             column.active = not settings.use_animation_velocity
@@ -79,6 +86,7 @@ class IMPULSE_PT_world(ImpulseSidebar):
         layout.use_property_decorate = False
         settings = context.scene.impulse
         layout.prop(settings, "use_gravity")
+        layout.prop(settings, "air_density")
         layout.prop(settings, "substeps")
         layout.prop(settings, "iterations")
         layout.prop(settings, "method", expand=True)

@@ -16,6 +16,7 @@ from ...solver import quaternion
 from .. import sampling
 from ..units import length_text
 from . import visibility
+from .air import air_coefficients
 from .shapes import MeshPoints, Shape, fit_shape, inverse, matrix_array, mesh_points
 
 ANIMATION_VELOCITY_SPAN = 0.1  # frames between the samples of the start velocity estimate
@@ -128,6 +129,9 @@ def _check_finite(obj) -> None:
         "density": [settings.density],
         "bounciness": [settings.restitution],
         "friction": [settings.friction],
+        "damping": [settings.linear_damping, settings.angular_damping],
+        "rolling resistance": [settings.rolling_resistance],
+        "drag or Magnus coefficient": [settings.drag_coefficient, settings.magnus_coefficient],
     }
     for what, numbers in values.items():
         if not all(math.isfinite(x) for x in numbers):
@@ -276,7 +280,7 @@ def build_world(scene, depsgraph, frame_start=None, frame_end=None):
         paths = _kinematic_paths(scene, depsgraph, measured, start, end, unit_scale)
         velocities = _start_velocities(scene, depsgraph, measured, start, unit_scale, fps)
         links = [
-            _add_body(world, entry, unit_scale, settings.substeps, paths, velocities)
+            _add_body(world, entry, unit_scale, settings, paths, velocities)
             for entry in measured
         ]
     finally:
@@ -323,7 +327,7 @@ def _start_velocities(scene, depsgraph, measured, start, unit_scale, fps) -> dic
     return out
 
 
-def _add_body(world, entry, unit_scale, substeps, paths, velocities) -> BodyLink:
+def _add_body(world, entry, unit_scale, scene_settings, paths, velocities) -> BodyLink:
     obj, points, shape, start_matrix = entry
     kind = _kind(obj)
     settings = obj.impulse
@@ -331,8 +335,13 @@ def _add_body(world, entry, unit_scale, substeps, paths, velocities) -> BodyLink
     if kind == "dynamic":
         extra.update(_mass_properties(obj, points, shape))
         extra.update(velocities[obj.name])
+        extra.update(air_coefficients(shape, settings.drag_coefficient,
+                                      settings.magnus_coefficient, scene_settings.air_density))
+        extra.update(linear_damping=settings.linear_damping,
+                     angular_damping=settings.angular_damping,
+                     rolling_resistance=settings.rolling_resistance)
     elif kind == "kinematic":
-        extra.update(path=paths[obj.name], path_samples_per_frame=substeps)
+        extra.update(path=paths[obj.name], path_samples_per_frame=scene_settings.substeps)
     try:
         index = world.add_body(
             shape=shape.kind,

@@ -43,6 +43,8 @@ class MirrorBody:
     mass: float = 1.0
     restitution: float = 0.5
     friction: float = 0.5
+    linear_damping: float = 0.0  # fractions lost per second, as the built-in defines them
+    angular_damping: float = 0.0
     linear_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)  # of the shape centre
     angular_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
     path: tuple[np.ndarray, np.ndarray] | None = None  # kinematic: per-frame positions, quats
@@ -181,8 +183,8 @@ def _mirror(scene, collection, body: MirrorBody, restitution: float, friction: f
     rb.restitution = restitution
     rb.friction = friction
     if not settings.blender_damping:
-        rb.linear_damping = 0.0
-        rb.angular_damping = 0.0
+        rb.linear_damping = body.linear_damping
+        rb.angular_damping = body.angular_damping
     if body.kind == "dynamic":
         _handover(obj, body, settings.fps)
     elif body.kind == "kinematic" and body.path is not None:

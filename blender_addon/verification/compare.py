@@ -139,6 +139,8 @@ def _mirror_bodies(world, links, trajectory) -> list[MirrorBody]:
             mass=float(state.mass[i]) if kind == "dynamic" else 1.0,
             restitution=float(state.restitution[i]),
             friction=float(state.friction[i]),
+            linear_damping=float(state.linear_damping[i]),
+            angular_damping=float(state.angular_damping[i]),
             linear_velocity=tuple(velocities[i].tolist()),
             angular_velocity=tuple(trajectory.angular_velocities[0, i].tolist()),
             path=(trajectory.positions[:, i], trajectory.orientations[:, i])
