@@ -12,6 +12,7 @@ deceleration (5/7) c_rr g.
 import numpy as np
 from numba import njit
 
+from . import linalg
 from .constraints import POINTS
 
 
@@ -35,17 +36,26 @@ def resist_rolling(rows, a, b, points, point, normal, normal_impulse, position,
             coefficient = rolling_resistance[body]
             if coefficient <= 0.0:
                 continue
-            w = angular_velocity[body] - angular_velocity[other]
-            w = w - np.dot(w, n) * n
-            rate = np.sqrt(np.dot(w, w))
+            w = np.empty(3)
+            for k in range(3):
+                w[k] = angular_velocity[body, k] - angular_velocity[other, k]
+            along = w[0] * n[0] + w[1] * n[1] + w[2] * n[2]
+            for k in range(3):
+                w[k] -= along * n[k]
+            rate = linalg.norm(w)
             if rate == 0.0:
                 continue
-            axis = w / rate
-            response = world_inverse_inertia[body] @ axis
-            stiffness = np.dot(axis, response)
+            inverse = world_inverse_inertia[body]
+            response = np.empty(3)
+            for i in range(3):
+                response[i] = (inverse[i, 0] * w[0] + inverse[i, 1] * w[1]
+                               + inverse[i, 2] * w[2]) / rate
+            stiffness = (w[0] * response[0] + w[1] * response[1] + w[2] * response[2]) / rate
             if stiffness <= 0.0:
                 continue
-            lever = abs(np.dot(point[p, 0] - position[body], n))
+            lever = abs((point[p, 0, 0] - position[body, 0]) * n[0]
+                        + (point[p, 0, 1] - position[body, 1]) * n[1]
+                        + (point[p, 0, 2] - position[body, 2]) * n[2])
             impulse = min(rate / stiffness, coefficient * pressed * lever)
             for k in range(3):
                 angular_velocity[body, k] -= impulse * response[k]
