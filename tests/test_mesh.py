@@ -1,0 +1,264 @@
+"""Triangle meshes: the BVH against brute force, active edges, input checks, and contacts of
+convex parts with tessellated floors, bowls and ramps against their closed-form geometry."""
+
+import numpy as np
+import pytest
+
+from solver import quaternion as quat
+from solver.bvh import build_bvh, query
+from solver.mesh import prepare_mesh
+from solver.mesh_contacts import TRIANGLE_SHIFT, mesh_contacts
+from solver.shapes import SPHERE
+
+I3 = np.eye(3)
+ORIGIN = np.zeros(3)
+# the hull tables of a part that is no hull
+NO_HULL = (np.zeros((0, 3)), np.zeros((0, 4)), np.zeros(1, np.int64), np.zeros(0, np.int64))
+
+
+def grid(nx, ny, half=5.0, rng=None):
+    """A flat floor z = 0 over [-half, half]², nx × ny squares of two triangles each (each
+    square's diagonal picked at random when rng is given), facing +z."""
+    x, y = np.meshgrid(np.linspace(-half, half, nx + 1), np.linspace(-half, half, ny + 1))
+    vertices = np.column_stack([x.ravel(), y.ravel(), np.zeros(x.size)])
+    index = np.arange(x.size).reshape(ny + 1, nx + 1)
+    a, b = index[:-1, :-1].ravel(), index[:-1, 1:].ravel()
+    c, d = index[1:, 1:].ravel(), index[1:, :-1].ravel()
+    flip = rng.random(a.size) < 0.5 if rng is not None else np.zeros(a.size, bool)
+    first = np.where(flip[:, None], np.column_stack([a, b, d]), np.column_stack([a, b, c]))
+    second = np.where(flip[:, None], np.column_stack([b, c, d]), np.column_stack([a, c, d]))
+    return vertices, np.concatenate([first, second])
+
+
+def bowl(radius, rings, segments):
+    """The lower half of a sphere of this radius about the origin, as triangles facing its
+    centre: a fan at the pole, then quads between rings of constant polar angle."""
+    polar = np.linspace(0.0, np.pi / 2, rings + 1)[1:]
+    azimuth = np.linspace(0.0, 2 * np.pi, segments, endpoint=False)
+    p, a = np.meshgrid(polar, azimuth, indexing="ij")
+    ring = np.column_stack([np.sin(p).ravel() * np.cos(a).ravel(),
+                            np.sin(p).ravel() * np.sin(a).ravel(), -np.cos(p).ravel()])
+    vertices = radius * np.vstack([[0.0, 0.0, -1.0], ring])
+    index = 1 + np.arange(rings * segments).reshape(rings, segments)
+    after = np.roll(index, -1, axis=1)
+    triangles = [np.column_stack([np.zeros(segments, int), index[0], after[0]])]
+    for r in range(rings - 1):
+        triangles.append(np.column_stack([index[r], index[r + 1], after[r + 1]]))
+        triangles.append(np.column_stack([index[r], after[r + 1], after[r]]))
+    triangles = np.concatenate(triangles)
+    corners = vertices[triangles]
+    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    outward = np.einsum("ij,ij->i", normal, corners.sum(axis=1)) > 0.0
+    triangles[outward] = triangles[outward][:, ::-1]
+    return vertices, triangles
+
+
+def contacts(mesh, kind, size, center, rotation=I3, margin=0.0, pose=(ORIGIN, I3)):
+    """(point, normal, depth, feature) of a box or sphere part against the posed mesh."""
+    point, normal = np.empty((4, 3)), np.empty((4, 3))
+    depth, feature = np.empty(4), np.empty(4, np.int64)
+    count = mesh_contacts(mesh.vertices, mesh.triangles, mesh.normals, mesh.edges, mesh.bounds,
+                          mesh.links, np.asarray(pose[0], float), np.asarray(pose[1], float),
+                          kind, np.asarray(size, float), np.asarray(center, float),
+                          np.asarray(rotation, float), *NO_HULL, margin, point, normal, depth,
+                          feature, np.int64(0))
+    return point[:count], normal[:count], depth[:count], feature[:count]
+
+
+def _random_rotation(rng):
+    q = rng.normal(size=4)
+    return quat.to_matrix(q / np.linalg.norm(q))
+
+
+# --- BVH ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bvh_query_matches_brute_force(seed):
+    """Random triangle soups (clustered and spread, some tiny, some long): every query box gets
+    exactly the triangles whose own boxes overlap it."""
+    rng = np.random.default_rng(seed)
+    count = int(rng.integers(1, 3000))
+    centres = rng.normal(size=(count, 3)) * rng.choice([0.1, 1.0, 10.0], size=(count, 1))
+    vertices = (centres[:, None, :] + rng.normal(size=(count, 3, 3))
+                * rng.choice([1e-3, 0.1, 2.0], size=(count, 1, 1))).reshape(-1, 3)
+    triangles = np.arange(3 * count).reshape(count, 3)
+    bounds, links, order = build_bvh(vertices, triangles)
+    assert sorted(order) == list(range(count))
+    ordered = triangles[order]
+    lows, highs = vertices[ordered].min(axis=1), vertices[ordered].max(axis=1)
+    out = np.empty(8, np.int64)  # short on purpose: the count still covers every triangle
+    for _ in range(50):
+        lo = rng.normal(size=3) * 5.0
+        hi = lo + rng.exponential(size=3) * rng.choice([0.01, 1.0, 10.0])
+        expected = np.flatnonzero(np.all(lows <= hi, axis=1) & np.all(highs >= lo, axis=1))
+        found = query(bounds, links, vertices, ordered, lo, hi, out)
+        if found > len(out):
+            out = np.empty(found, np.int64)
+            assert query(bounds, links, vertices, ordered, lo, hi, out) == found
+        assert sorted(out[:found]) == list(expected)
+
+
+def test_bvh_nodes_enclose_their_triangles():
+    """Each leaf box is the union of its triangles' boxes, each inner box that of its children;
+    the ranges of the leaves tile the triangle order exactly once."""
+    rng = np.random.default_rng(7)
+    vertices, triangles = grid(30, 17, rng=rng)
+    vertices[:, 2] = rng.normal(size=len(vertices)) * 0.1
+    bounds, links, order = build_bvh(vertices, triangles)
+    ordered = triangles[order]
+    covered = np.zeros(len(triangles), int)
+    for node, (first, count) in enumerate(links):
+        if count:
+            corners = vertices[ordered[first:first + count]].reshape(-1, 3)
+            np.testing.assert_array_equal(bounds[node], np.r_[corners.min(0), corners.max(0)])
+            covered[first:first + count] += 1
+        else:
+            children = bounds[[first, first + 1]]
+            np.testing.assert_array_equal(bounds[node], np.r_[children[:, :3].min(0),
+                                                              children[:, 3:].max(0)])
+            assert first > node
+    assert np.all(covered == 1)
+
+
+# --- input checks ------------------------------------------------------------------------
+
+
+def test_mesh_checks_name_the_argument():
+    vertices, triangles = grid(2, 2)
+    with pytest.raises(ValueError, match="vertices"):
+        prepare_mesh(np.where(np.arange(27).reshape(9, 3) == 4, np.nan, vertices), triangles)
+    with pytest.raises(ValueError, match="vertices"):
+        prepare_mesh(vertices[:, :2], triangles)
+    with pytest.raises(ValueError, match="triangles"):
+        prepare_mesh(vertices, np.r_[triangles, [[0, 1, 9]]])
+    with pytest.raises(ValueError, match="triangles"):
+        prepare_mesh(vertices, np.r_[triangles, [[-1, 1, 2]]])
+    with pytest.raises(ValueError, match="triangles"):
+        prepare_mesh(vertices, triangles + 0.5)
+    with pytest.raises(ValueError, match="triangles"):
+        prepare_mesh(vertices, np.zeros((0, 3), int))
+    with pytest.raises(ValueError, match="triangles are all degenerate"):
+        prepare_mesh(vertices, [[0, 0, 1], [0, 1, 2]])  # a repeated vertex; collinear points
+
+
+def test_degenerate_triangles_are_dropped_and_counted():
+    vertices, triangles = grid(3, 3)
+    extra = [[0, 0, 5], [0, 1, 2], [4, 4, 4]]  # repeated vertices; three collinear points
+    mesh = prepare_mesh(vertices, np.r_[triangles, extra])
+    assert mesh.dropped == 3
+    assert len(mesh.triangles) == len(triangles)
+    assert sorted(mesh.source) == list(range(len(triangles)))
+    np.testing.assert_array_equal(mesh.triangles, triangles[mesh.source])
+
+
+# --- active edges ------------------------------------------------------------------------
+
+
+def test_flat_floor_has_only_its_rim_active():
+    vertices, triangles = grid(6, 4, rng=np.random.default_rng(1))
+    mesh = prepare_mesh(vertices, triangles)
+    corners = mesh.vertices[mesh.triangles]
+    for t in range(len(mesh.triangles)):
+        for e in range(3):
+            a, b = corners[t, e], corners[t, (e + 1) % 3]
+            on_rim = any(a[i] == b[i] and abs(a[i]) == 5.0 for i in range(2))
+            assert bool(mesh.edges[t] >> e & 1) == on_rim
+
+
+def test_fold_edges_active_only_when_convex_and_sharp():
+    """Two triangles sharing the edge x = 0 of the floor, the second folded up (concave) or
+    down (convex) by an angle: the shared edge is active only for a convex fold beyond 5°."""
+    for angle, active in ((-30.0, True), (-10.0, True), (-2.0, False), (2.0, False),
+                          (30.0, False)):
+        rise = np.tan(np.radians(angle))
+        vertices = [[-1, -1, 0], [0, -1, 0], [0, 1, 0], [-1, 1, 0], [1, 0, rise]]
+        mesh = prepare_mesh(vertices, [[0, 1, 2], [0, 2, 3], [1, 4, 2]])
+        shared = [np.flatnonzero(mesh.source == t)[0] for t in (0, 2)]
+        for t, e in zip(shared, (1, 2), strict=True):  # the edge 1-2 in each triangle
+            assert bool(mesh.edges[t] >> e & 1) == active, angle
+
+
+# --- contacts ----------------------------------------------------------------------------
+
+
+def test_sphere_on_floor_gets_one_face_contact_everywhere():
+    """A sphere resting 1 mm deep anywhere on a 1,000-triangle floor (over faces, seams and
+    vertices): one contact, normal +z, depth 1 mm, point midway under the centre."""
+    mesh = prepare_mesh(*grid(25, 20, rng=np.random.default_rng(2)))
+    rng = np.random.default_rng(3)
+    points = np.r_[rng.uniform(-4.5, 4.5, (200, 2)), [[0.0, 0.0], [0.4, 0.0], [0.2, 0.25]]]
+    for x, y in points:
+        point, normal, depth, feature = contacts(mesh, SPHERE, [0.1] * 3, [x, y, 0.099],
+                                                 margin=0.01)
+        assert len(depth) == 1
+        np.testing.assert_allclose(normal[0], [0.0, 0.0, 1.0], atol=1e-12)
+        np.testing.assert_allclose(depth[0], 0.001, atol=1e-12)
+        np.testing.assert_allclose(point[0], [x, y, -0.0005], atol=1e-12)
+        assert 0 <= feature[0] >> TRIANGLE_SHIFT < len(mesh.triangles)
+
+
+def test_sphere_in_bowl_touches_the_facet_under_it_with_normal_to_centre():
+    """A sphere pressed 10 µm into a facet of a tessellated hemispherical bowl above the facet's
+    incentre (for facets wide enough that the sphere reaches no other facet): one contact, its
+    normal pointing exactly at the bowl's centre (the facet's circumcentre is the foot of the
+    perpendicular from there). Anywhere in the bowl every normal points at the centre to within
+    the facets' angular size."""
+    R, r, press = 1.0, 0.1, 1e-5
+    mesh = prepare_mesh(*bowl(R, 24, 48))
+    corners = mesh.vertices[mesh.triangles]
+    rng = np.random.default_rng(4)
+    tested = 0
+    for t in rng.permutation(len(corners)):
+        a, b, c = corners[t]
+        u, v = b - a, c - a
+        w = np.cross(u, v)
+        foot = a + (np.dot(v, v) * np.cross(w, u) + np.dot(u, u) * np.cross(v, w)) / (
+            2 * np.dot(w, w))
+        towards = -foot / np.linalg.norm(foot)
+        np.testing.assert_allclose(mesh.normals[t], towards, atol=1e-9)
+        sides = np.linalg.norm([c - b, a - c, b - a], axis=1)
+        inradius = np.linalg.norm(w) / sides.sum()
+        if inradius < 2.0 * np.sqrt(2.0 * r * press):
+            continue
+        incentre = (sides[:, None] * corners[t]).sum(axis=0) / sides.sum()
+        centre = incentre + towards * (r - press)
+        point, normal, depth, _ = contacts(mesh, SPHERE, [r] * 3, centre)
+        assert len(depth) == 1
+        np.testing.assert_allclose(normal[0], towards, atol=1e-9)
+        np.testing.assert_allclose(depth[0], press, atol=1e-12)
+        np.testing.assert_allclose(point[0], incentre - towards * press / 2, atol=1e-12)
+        tested += 1
+    assert tested > 200
+    facet = np.radians(90.0 / 24) * 1.5
+    for _ in range(100):
+        d = rng.normal(size=3)
+        d[2] = -abs(d[2]) - 0.3
+        d /= np.linalg.norm(d)
+        centre = d * (R - r)  # tangent to the smooth sphere: a little into the facets
+        point, normal, depth, _ = contacts(mesh, SPHERE, [r] * 3, centre, margin=1e-3)
+        assert 1 <= len(depth) <= 4
+        assert depth.max() > 0.0 and depth.min() >= -1e-3
+        towards = -point / np.linalg.norm(point, axis=1)[:, None]
+        assert np.all(np.einsum("ij,ij->i", normal, towards) > np.cos(facet))
+
+
+def test_sphere_behind_a_one_sided_floor_gets_nothing():
+    mesh = prepare_mesh(*grid(4, 4))
+    assert len(contacts(mesh, SPHERE, [0.1] * 3, [0.3, 0.2, -0.05], margin=0.1)[2]) == 0
+
+
+def test_posed_mesh_contacts_are_in_world_coordinates():
+    """The same sphere on the floor, with floor and sphere both moved by one rigid motion: the
+    contact moves with them."""
+    mesh = prepare_mesh(*grid(10, 10, rng=np.random.default_rng(5)))
+    rng = np.random.default_rng(6)
+    for _ in range(20):
+        R, shift = _random_rotation(rng), rng.normal(size=3) * 10
+        local = np.r_[rng.uniform(-4, 4, 2), 0.098]
+        point, normal, depth, _ = contacts(mesh, SPHERE, [0.1] * 3, shift + R @ local,
+                                           pose=(shift, R))
+        assert len(depth) == 1
+        np.testing.assert_allclose(normal[0], R[:, 2], atol=1e-12)
+        np.testing.assert_allclose(point[0], shift + R @ np.r_[local[:2], -0.001], atol=1e-9)
+        np.testing.assert_allclose(depth[0], 0.002, atol=1e-9)
