@@ -1,8 +1,9 @@
 """The benchmark scenes as plain data (numpy only), so the solver on its own and both Blender
 routes (Impulse's bake and the built-in rigid body world) are given exactly the same bodies.
 
-Every scene stands on a static ground slab whose top face is z = 0. Sizes are half-extents in
-metres, orientations quaternions (w, x, y, z); every body uses the BOX shape.
+Every box scene stands on a static ground slab whose top face is z = 0. Sizes are half-extents in
+metres, orientations quaternions (w, x, y, z); every body of those uses the BOX shape. The
+Suzanne scene (issue #11) drops convex hulls on a static triangle-mesh terrain instead.
 """
 
 from dataclasses import dataclass
@@ -106,3 +107,58 @@ def by_name() -> dict[str, Scene]:
               "burst500": burst(), "cluster60": cluster()}
     scenes |= {f"pile{n}": pile(n) for n in PILE_SIZES}
     return scenes
+
+
+@dataclass(frozen=True)
+class MeshScene:
+    """Identical convex bodies (one mesh, e.g. Suzanne) dropped on a static triangle-mesh terrain.
+
+    The body mesh itself is Blender's (bmesh.ops.create_monkey), so it is not stored here: each
+    body is its object's pose, the mesh's own vertices in the object's frame.
+    """
+
+    name: str
+    frames: int
+    terrain_vertices: np.ndarray  # (V, 3) world = the terrain object's frame
+    terrain_triangles: np.ndarray  # (T, 3) int
+    positions: np.ndarray  # (N, 3) object origins
+    orientations: np.ndarray  # (N, 4) unit quaternions (w, x, y, z)
+
+
+def terrain_height(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Smooth hills (±1 m, 16 m and 23 m waves) in a shallow bowl (+2.3 m at 24 m out), so the
+    bodies collect towards the middle and never roll off the edge."""
+    hills = np.sin(2 * np.pi * x / 16.0) * np.cos(2 * np.pi * y / 16.0)
+    ridges = 0.5 * np.sin(2 * np.pi * (x + 0.6 * y) / 23.0)
+    return hills + ridges + 0.004 * (x * x + y * y)
+
+
+def terrain(cells: int = 64, extent: float = 48.0) -> tuple[np.ndarray, np.ndarray]:
+    """A `cells` × `cells` grid of quads over an `extent` m square, two triangles per quad,
+    displaced by terrain_height; triangles counter-clockwise seen from above."""
+    ticks = np.linspace(-extent / 2, extent / 2, cells + 1)
+    x, y = np.meshgrid(ticks, ticks, indexing="xy")
+    vertices = np.stack([x.ravel(), y.ravel(), terrain_height(x, y).ravel()], axis=1)
+    row = cells + 1
+    i, j = np.meshgrid(np.arange(cells), np.arange(cells), indexing="xy")
+    a = (j * row + i).ravel()
+    b, c, d = a + 1, a + row + 1, a + row
+    triangles = np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
+    return vertices, triangles.astype(np.int64)
+
+
+def suzannes(count: int = 200, frames: int = 120, spacing: float = 3.0) -> MeshScene:
+    """`count` Suzannes (2.7 × 2.0 × 1.7 m each) at random tilts in layers of a 10 × 10 grid
+    `spacing` m apart, the lowest 3 m above the hills under it, each layer 3.5 m higher."""
+    rng = np.random.default_rng(11)
+    side = 10
+    index = np.arange(count)
+    column, layer = index % (side * side), index // (side * side)
+    x = (column % side - (side - 1) / 2) * spacing + rng.uniform(-0.3, 0.3, count)
+    y = (column // side - (side - 1) / 2) * spacing + rng.uniform(-0.3, 0.3, count)
+    z = terrain_height(x, y) + 3.0 + 3.5 * layer
+    tilts = rng.normal(size=(count, 4))
+    tilts /= np.linalg.norm(tilts, axis=1, keepdims=True)
+    vertices, triangles = terrain()
+    return MeshScene(f"suzannes {count}", frames, vertices, triangles,
+                     np.stack([x, y, z], axis=1), tilts)
