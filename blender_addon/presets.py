@@ -1,5 +1,8 @@
 """Material presets through Blender's preset system.
 
+A preset sets the mass mode, density or mass, bounciness and friction; one a user adds keeps the
+body's shape too (a barrel preset makes a cylinder), while the bundled materials leave it alone.
+
 The bundled materials ship read-only inside the extension (`presets/impulse/materials/`, found
 through `register_preset_path`); presets a user adds are written by `AddPresetBase` to the user's
 scripts/presets/impulse/materials folder, never into the extension's own folder.
@@ -12,6 +15,7 @@ import bpy
 SUBDIR = "impulse/materials"
 DEFINES = ("obj = bpy.context.object",)
 VALUES = (
+    "obj.impulse.shape",
     "obj.impulse.mass_mode",
     "obj.impulse.density",
     "obj.impulse.mass",

@@ -32,6 +32,20 @@ COMBINE_ITEMS = (
 )
 
 
+# Identifiers are saved in .blend files: keep them, and add new ones at the end.
+SHAPE_ITEMS = (
+    ("BOX", "Box", "Oriented box fitted to the mesh (principal axes); the fastest"),
+    ("SPHERE", "Sphere", "Sphere around the mesh's centre, for round objects"),
+    ("CAPSULE", "Capsule", "Capsule along the mesh's axis of symmetry"),
+    ("CYLINDER", "Cylinder", "Cylinder along the mesh's axis of symmetry (barrels, cans, wheels)"),
+    ("CONE", "Cone", "Cone along the mesh's axis of symmetry, apex on the narrow side"),
+    ("CONVEX_HULL", "Convex Hull", "The convex hull of the mesh's vertices (Suzanne, rocks)"),
+    ("MESH", "Mesh", "The mesh's own triangles, for passive bodies only (terrain, bowls, ramps)"),
+    ("COMPOUND", "Compound", "One body made of this object's child bodies, each with its own "
+     "shape (Blender's Compound Parent); only this object is keyed, children follow it"),
+)
+
+
 class ImpulseBakeState(bpy.types.PropertyGroup):
     """What a bake changed on an object, so Clear (and a re-bake) can undo exactly that."""
 
@@ -75,10 +89,8 @@ class ImpulseObjectSettings(bpy.types.PropertyGroup):
     )
     shape: EnumProperty(
         name="Shape",
-        items=(
-            ("BOX", "Box", "Oriented box fitted to the mesh (principal axes)"),
-            ("SPHERE", "Sphere", "Sphere around the mesh's centre, for round objects"),
-        ),
+        description="What collides: a shape fitted to the evaluated mesh",
+        items=SHAPE_ITEMS,
         default="BOX",
     )
     mass_mode: EnumProperty(
@@ -241,7 +253,7 @@ class ImpulseSceneSettings(bpy.types.PropertyGroup):
     )
     show_shapes: BoolProperty(
         name="Show Collision Shapes",
-        description="Draw the collision boxes and spheres of selected bodies in the viewport",
+        description="Draw the collision shapes of selected bodies in the viewport",
     )
     last_bodies: IntProperty(name="Bodies")
     last_frames: IntProperty(name="Frames")

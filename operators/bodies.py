@@ -8,6 +8,9 @@ editable first, as the Outliner's Make Editable does, since the user asked to ch
 import bpy
 from bpy.props import EnumProperty
 
+from ..blender_addon.reading.shape_guess import guess_shape
+from ..blender_addon.reading.shapes import mesh_points
+
 # Settings that describe the body; the bake state belongs to each object alone.
 _NOT_COPIED = {"rna_type", "bake_state"}
 
@@ -37,7 +40,8 @@ def _report_skipped(operator, others: list[str]) -> None:
 
 
 class IMPULSE_OT_add_bodies(bpy.types.Operator):
-    """Make the selected meshes rigid bodies"""
+    """Make the selected meshes rigid bodies (a sphere, cylinder, capsule or cone mesh gets
+    that shape, anything else a box)"""
 
     bl_idname = "impulse.add_bodies"
     bl_label = "Add Bodies"
@@ -60,7 +64,10 @@ class IMPULSE_OT_add_bodies(bpy.types.Operator):
             self.report({"ERROR"}, "No mesh objects selected")
             return {"CANCELLED"}
         make_editable(meshes)
+        depsgraph = context.evaluated_depsgraph_get()
         for obj in meshes:
+            if not obj.impulse.enabled and obj.impulse.shape == "BOX":  # still the default
+                obj.impulse.shape = guess_shape(mesh_points(obj, depsgraph))
             obj.impulse.enabled = True
             obj.impulse.body_type = self.body_type
         _report_skipped(self, others)

@@ -7,5 +7,5 @@ unregister(), called in this order (and in reverse). Add a module here to hook i
 import bpy
 
 register, unregister = bpy.utils.register_submodule_factory(
-    __name__, ["panels", "preview_panel", "overlay", "verify_panel"]
+    __name__, ["shape_cache", "panels", "preview_panel", "overlay", "verify_panel"]
 )

@@ -3,12 +3,15 @@
 import bpy
 
 from ..blender_addon import presets
+from . import shape_cache
 
 PRESET_MENU = "IMPULSE_MT_material_presets"
+POOR_FIT = 1.5  # a box or sphere this many times the mesh's volume: suggest Convex Hull
 
 
 class IMPULSE_MT_material_presets(bpy.types.Menu):
-    """Bundled and user material presets; applying one sets density, bounciness and friction."""
+    """Bundled and user material presets; applying one sets density, bounciness and friction
+    (and the shape, for a preset a user saved)."""
 
     bl_label = "Material Presets"
     preset_subdir = presets.SUBDIR
@@ -16,6 +19,35 @@ class IMPULSE_MT_material_presets(bpy.types.Menu):
     preset_add_operator = "impulse.add_preset"
     def draw(self, context):
         self.draw_preset(context)
+
+
+def _volume_text(scene, volume: float) -> str:
+    """A volume in Blender units cubed as the scene's unit system shows it."""
+    units = scene.unit_settings
+    if units.system == "NONE":
+        return f"{volume:.3g}"
+    cubic = volume * units.scale_length**3
+    return bpy.utils.units.to_string(units.system, "VOLUME", cubic, precision=3).strip()
+
+
+def fit_lines(obj, depsgraph, scene) -> list[tuple[str, str]]:
+    """(text, icon) lines under the Shape menu: the fitted shape's volume against the mesh's,
+    and what to change when the shape cannot be used or fills the mesh poorly."""
+    settings = obj.impulse
+    if settings.shape == "MESH" and settings.body_type == "ACTIVE":
+        return [("Mesh is for passive bodies: use Convex Hull or Compound", "ERROR")]
+    found = shape_cache.volumes(obj, depsgraph)
+    if isinstance(found, str):
+        return [(found, "ERROR")]
+    shape, mesh = found
+    if mesh is None:
+        return [(f"Shape volume {_volume_text(scene, shape)} (the mesh is open)", "MESH_DATA")]
+    lines = [(f"Shape volume {_volume_text(scene, shape)}, mesh {_volume_text(scene, mesh)} "
+              f"({100.0 * shape / mesh:.0f} %)", "MESH_DATA")]
+    if settings.shape in ("BOX", "SPHERE") and shape > POOR_FIT * mesh:
+        name = settings.shape.title()
+        lines.append((f"The {name} fills the mesh poorly: try Convex Hull", "INFO"))
+    return lines
 
 
 class ImpulseSidebar(bpy.types.Panel):
@@ -52,7 +84,9 @@ class IMPULSE_PT_body(ImpulseSidebar):
         layout.prop(settings, "body_type", expand=True)
         if settings.body_type == "PASSIVE":
             layout.prop(settings, "animated")
-        layout.prop(settings, "shape", expand=True)
+        layout.prop(settings, "shape")
+        for text, icon in fit_lines(obj, context.evaluated_depsgraph_get(), context.scene):
+            layout.label(text=text, icon=icon)
         layout.menu(PRESET_MENU)
         layout.prop(settings, "mass_mode", expand=True)
         layout.prop(settings, "mass" if settings.mass_mode == "MASS" else "density")

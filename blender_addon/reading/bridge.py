@@ -17,10 +17,15 @@ from .. import sampling
 from ..units import length_text
 from . import visibility
 from .air import air_coefficients
-from .shapes import MeshPoints, Shape, fit_shape, inverse, matrix_array, mesh_points
+from .fitting import ShapeError, fit_body, in_compound
+from .shapes import MeshPoints, Shape, inverse, matrix_array, up_direction
 
 ANIMATION_VELOCITY_SPAN = 0.1  # frames between the samples of the start velocity estimate
 ANIMATION_SAMPLES = ANIMATION_VELOCITY_SPAN * np.arange(-2, 3)  # frames from the start
+# A convex hull simplified (to the solver's face budget) so that its mesh reaches out of it by
+# more than this fraction of the body's thickness is worth a warning.
+HULL_ERROR = 0.01
+NAMED_HULLS = 3
 
 
 class BakeError(Exception):
@@ -37,8 +42,8 @@ class BodyLink:
     object_from_shape: np.ndarray  # (4, 4): object world matrix expressed in the shape frame
     parent_matrix: np.ndarray  # (4, 4): parent world @ parent inverse; identity when unparented
     unit_scale: float
-    shape: str = "box"  # "box" | "sphere": what the solver collides
-    half_extents: np.ndarray = field(default_factory=lambda: np.zeros(3))  # metres; (r, r, r)
+    shape: str = "box"  # a value of shapes.KINDS: what the solver collides
+    half_extents: np.ndarray = field(default_factory=lambda: np.zeros(3))  # metres; its bounds
     mass: float = 0.0  # kg; 0 for passive bodies (infinitely heavy)
 
     def world_matrices(self, positions: np.ndarray, orientations: np.ndarray) -> np.ndarray:
@@ -115,6 +120,12 @@ def _validate(bodies) -> None:
             f"Cannot key linked objects: {', '.join(linked)} "
             "(make a library override or make them local)"
         )
+    meshes = [obj.name for obj in active if obj.impulse.shape == "MESH"]
+    if meshes:
+        raise BakeError(
+            f"Shape Mesh is for passive bodies only (ground, walls, bowls): {', '.join(meshes)} "
+            "is active; use Convex Hull, or Compound of convex child bodies, for a moving body"
+        )
     for obj in bodies:
         _check_finite(obj)
 
@@ -159,14 +170,18 @@ def _shape_frame(shape: Shape, unit_scale: float) -> np.ndarray:
 
 
 def _mass_properties(obj, points: MeshPoints, shape: Shape) -> dict:
-    """Mass, body-frame inertia about the centre of mass and its offset from the shape centre."""
+    """Mass, body-frame inertia about the centre of mass and its offset from the shape centre.
+
+    A closed mesh weighs as itself (the shape only collides); an open one weighs as its box, or
+    as any other shape, which the solver then gives that shape's own inertia.
+    """
     settings = obj.impulse
     rotation = quaternion.to_matrix(shape.orientation)
     props = solver.mass_properties(points.vertices, points.triangles, density=1.0)
-    if shape.kind == "sphere" and not props.closed:
-        volume = 4.0 / 3.0 * math.pi * shape.radius**3
-        mass = settings.mass if settings.mass_mode == "MASS" else settings.density * volume
-        return {"mass": mass, "inertia": solver.sphere_inertia(mass, shape.radius)}
+    if not props.closed and shape.kind != "box":
+        volume = shape.volume()
+        return {"mass": settings.mass if settings.mass_mode == "MASS" else
+                settings.density * volume}
     mass = settings.mass if settings.mass_mode == "MASS" else settings.density * props.volume
     inertia = np.asarray(props.inertia) * (mass / props.mass)
     offset = np.asarray(props.center_of_mass) - shape.center
@@ -220,16 +235,17 @@ def _gravity(scene, unit_scale: float) -> np.ndarray:
 
 
 def _up(scene) -> np.ndarray:
-    """Against gravity (world +Z when weightless): the side of a flat ground that stays put."""
-    gravity = np.array(scene.gravity, dtype=float)
-    length = float(np.linalg.norm(gravity))
-    if not math.isfinite(length):
-        raise BakeError("The scene's gravity is not a number (NaN or infinite)")
-    return -gravity / length if length > 0.0 else np.array([0.0, 0.0, 1.0])
+    try:
+        return up_direction(scene.gravity)
+    except ValueError as error:
+        raise BakeError(f"The scene's {error}") from error
 
 
-def _measure(obj, depsgraph, scene, up: np.ndarray, warnings: list[str]):
-    """(obj, points, shape, start world matrix) at the current frame, or BakeError naming it."""
+def _measure(obj, depsgraph, scene, up: np.ndarray, warnings: list[str], counts):
+    """(obj, points, shape, start world matrix) at the current frame, or BakeError naming it.
+
+    counts(obj) says whether an object is a body of this bake (a compound's parts must be).
+    """
     start_matrix = matrix_array(obj.evaluated_get(depsgraph).matrix_world)
     if not np.all(np.isfinite(start_matrix)):
         raise BakeError(
@@ -239,13 +255,14 @@ def _measure(obj, depsgraph, scene, up: np.ndarray, warnings: list[str]):
     axes = start_matrix[:3, :3].T
     if abs(np.dot(axes[0], np.cross(axes[1], axes[2]))) < 1e-12:  # determinant
         raise BakeError(f"'{obj.name}' has zero scale on an axis")
-    points = mesh_points(obj, depsgraph, scene.unit_settings.scale_length)
-    if len(points.vertices) == 0:
-        raise BakeError(f"Mesh '{obj.name}' has no vertices")
+    passive = obj.impulse.body_type == "PASSIVE"
+    try:
+        points, shape = fit_body(obj, depsgraph, scene.unit_settings.scale_length,
+                                 up if passive else None, counts)
+    except ShapeError as error:
+        raise BakeError(str(error)) from error
     if not np.all(np.isfinite(points.vertices)):
         raise BakeError(f"Mesh '{obj.name}' has vertices that are not numbers (NaN or infinite)")
-    passive = obj.impulse.body_type == "PASSIVE"
-    shape = fit_shape(points, obj.impulse.shape.lower(), up if passive else None)
     if shape.thickened and not passive:
         thickness = length_text(scene, 2.0 * float(shape.half_extents.min()))
         warnings.append(f"'{obj.name}' is flat: it is given a thickness of {thickness}")
@@ -259,6 +276,12 @@ def build_world(scene, depsgraph, frame_start=None, frame_end=None):
     """
     start, end = frame_range(scene, frame_start, frame_end)
     bodies, warnings = collect_bodies(scene, depsgraph.view_layer)
+    names = {obj.name for obj in bodies}
+
+    def counts(obj) -> bool:
+        return obj.name in names
+
+    bodies = [obj for obj in bodies if not in_compound(obj, counts)]  # parts ride on a body
     _validate(bodies)
     settings = scene.impulse
     unit_scale = scene.unit_settings.scale_length
@@ -267,7 +290,7 @@ def build_world(scene, depsgraph, frame_start=None, frame_end=None):
     try:
         scene.frame_set(start)
         up = _up(scene)
-        measured = [_measure(obj, depsgraph, scene, up, warnings) for obj in bodies]
+        measured = [_measure(obj, depsgraph, scene, up, warnings, counts) for obj in bodies]
         world = solver.World(
             gravity=tuple(_gravity(scene, unit_scale)),
             fps=fps,
@@ -283,9 +306,28 @@ def build_world(scene, depsgraph, frame_start=None, frame_end=None):
             _add_body(world, entry, unit_scale, settings, paths, velocities)
             for entry in measured
         ]
+        warnings.extend(_simplified_hulls(world, links, measured, scene))
     finally:
         scene.frame_set(saved[0], subframe=saved[1])
     return world, links, warnings
+
+
+def _simplified_hulls(world, links, measured, scene) -> list[str]:
+    """One warning naming the bodies whose meshes stick out of their simplified hulls."""
+    named = []
+    for link, (_obj, _points, shape, _matrix) in zip(links, measured, strict=True):
+        if shape.kind in ("hull", "compound"):
+            error = world.hull_error(link.index)
+            if error > HULL_ERROR * 2.0 * float(shape.half_extents.min()):
+                named.append((error, link.name))
+    if not named:
+        return []
+    named.sort(reverse=True)
+    listed = ", ".join(f"'{name}' ({length_text(scene, error)})"
+                       for error, name in named[:NAMED_HULLS])
+    more = f" and {len(named) - NAMED_HULLS} more" if len(named) > NAMED_HULLS else ""
+    return [f"Convex hulls simplified to at most 64 faces: the mesh reaches out of the hull of "
+            f"{listed}{more} by that much (Compound of convex parts is closer)"]
 
 
 def _kinematic_paths(scene, depsgraph, measured, start, end, unit_scale) -> dict:
@@ -344,8 +386,7 @@ def _add_body(world, entry, unit_scale, scene_settings, paths, velocities) -> Bo
         extra.update(path=paths[obj.name], path_samples_per_frame=scene_settings.substeps)
     try:
         index = world.add_body(
-            shape=shape.kind,
-            size=shape.radius if shape.kind == "sphere" else tuple(shape.half_extents),
+            **shape.solver_arguments(),
             position=tuple(shape.center),
             orientation=tuple(shape.orientation),
             kind=kind,
