@@ -215,7 +215,7 @@ def _face_contacts(ca, Ra, ha, cb, Rb, hb, axis, n, margin, point, normal, depth
         keep[q] = depths[q] >= -margin
         n_valid += keep[q]
     if n_valid > MAX_MANIFOLD:
-        _reduce(poly, depths, keep)
+        reduce_manifold(poly, depths, keep)
 
     # A pair within the margin whose nearest incident corner lies beyond the reference face's
     # rim can clip to nothing within reach; it still gets one speculative contact at that corner
@@ -309,7 +309,7 @@ def _area(poly, a, b, p):
 
 
 @njit(cache=True)
-def _reduce(poly, depths, keep):
+def reduce_manifold(poly, depths, keep):
     """Narrow the valid clipped points (`keep`, in place) to 4: the deepest, the one farthest
     from it, the one making the largest triangle with those two, and the one adding the most
     area to that triangle."""
