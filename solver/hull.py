@@ -1,13 +1,20 @@
 """Convex hulls of point clouds: quickhull, coplanar triangles merged into polygons, a face budget.
 
 The narrow phase wants a hull as vertices plus planar polygon faces with outward planes, and
-few faces (its cost grows with faces and edges). Quickhull inserts the point farthest outside
-the current hull, one at a time; taken in farthest-first order over the whole cloud, every
-intermediate hull is the best greedy inner approximation with that many points, so the
-simplified hull is one of them: the last one whose merged faces fit the budget. Its vertices are
-input points, so a simplified body touches the ground with real points of its mesh and the
-error (how far the mesh can sink into a contact) is the largest distance of an input point
-outside it, which is measured and reported.
+few faces (its cost grows with faces and edges). Quickhull here always inserts the point
+farthest outside the current hull, over the whole cloud, and logs when each triangle is made and
+unmade, so every intermediate hull is at hand afterwards.
+
+A hull with more faces than the budget is simplified two ways and the closer result is kept:
+- shrunk: the last intermediate hull whose merged faces fit (a greedy inner approximation, its
+  corners are input points); it wins for small budgets on spiky clouds;
+- grown: some of the exact hull's face planes, the others dropped (an outer approximation).
+  Keeping planes is keeping points of the polar dual, so the same quickhull picks them, greedily
+  by how deep each plane cuts the corner it is outside. With F faces it has about 2F corners
+  where a shrunk hull has F/2 + 2, so it usually wins (Suzanne at 64 faces: 1.6 cm against 4.5 cm
+  on its 2.7 m).
+Hull.error is the measured Hausdorff distance between the simplified and the exact hull: how far
+a body can sink into (shrunk) or float above (grown) a contact because of the simplification.
 
 Points nearer a plane than a tolerance (1e-9 of the cloud's size) count as on it: duplicate,
 coplanar and nearly coplanar points then neither add vertices nor break the construction.
@@ -15,22 +22,31 @@ coplanar and nearly coplanar points then neither add vertices nor break the cons
 
 import heapq
 from dataclasses import dataclass
+from itertools import pairwise
+from typing import NamedTuple
 
 import numpy as np
 
 # Points nearer a plane than this fraction of the cloud's size lie on it.
 TOLERANCE = 1e-9
 _ALIVE = np.iinfo(np.int64).max
+# Quickhull stops once it has this many times max_faces triangles, which keeps dense scans fast:
+# a hull of F faces has at most 2F - 4 corners (each in 3 faces or more), so 4F - 12 triangles,
+# and later hulls, with more points, would not fit the budget either.
+_ENOUGH = 8
 
 
 @dataclass(frozen=True, eq=False)
 class Hull:
     """A convex polyhedron in the input points' frame.
 
-    vertices (V, 3): the hull's corners (input points); planes (F, 4): unit outward normal and
-    offset d, inside is n·x <= d; face f's corners are face_vertices[face_start[f]:face_start[f+1]],
-    counter-clockwise seen from outside; error: the largest distance of an input point outside
-    the hull (0.0 unless it was simplified to fit max_faces).
+    vertices (V, 3): the hull's corners (input points unless it was grown); planes (F, 4): unit
+    outward normal and offset d, inside is n·x <= d; face f's corners are
+    face_vertices[face_start[f]:face_start[f+1]], counter-clockwise seen from outside; error:
+    the Hausdorff distance to the points' exact hull, the larger of how far an input point lies
+    outside this one and how far this one reaches beyond the exact one (0.0 unless simplified to
+    fit max_faces; an upper bound when the exact hull had over 8 × max_faces triangles and was
+    not built to the end).
     """
 
     vertices: np.ndarray
@@ -41,7 +57,7 @@ class Hull:
 
 
 def convex_hull(points, max_faces: int = 64) -> Hull:
-    """The convex hull of points (K, 3), with at most max_faces faces (see the module docstring).
+    """The convex hull of points (K, 3) with at most max_faces faces, shrunk or grown to fit.
 
     Raises ValueError naming `points` for a wrong shape, NaN or inf, fewer than 4 points, or
     points that are all on one plane (they bound no solid); naming `max_faces` below 4.
@@ -54,13 +70,19 @@ def convex_hull(points, max_faces: int = 64) -> Hull:
     centre = 0.5 * (cloud.min(axis=0) + cloud.max(axis=0))
     local = cloud - centre
     tol = TOLERANCE * float(np.abs(local).max())
-    log = _Quickhull(local, tol)
-    steps = log.steps
-    faces = _merged(local, log, steps, tol)
-    if len(faces) > max_faces:
-        steps = _largest_fitting_step(local, log, tol, max_faces)
-        faces = _merged(local, log, steps, tol)
-    return _assemble(cloud, local, centre, faces, tol)
+    log = _Quickhull(local, tol, _ENOUGH * max_faces)
+    base = _polytope(local, _merged(local, log, log.steps, tol))
+    if log.complete and len(base.offsets) <= max_faces:
+        return _output(base, cloud[base.corners], centre, _error(local, base, tol))
+    inner = _polytope(local, _merged(local, log, _largest_fitting_step(local, log, tol, max_faces),
+                                     tol))
+    choices = [(_error(local, inner, tol), inner, cloud[inner.corners])]
+    grown = _grown(base, max_faces)
+    if grown is not None:
+        error = max(_error(local, grown, tol), _error(grown.vertices, base, tol))
+        choices.append((error, grown, grown.vertices + centre))
+    error, best, vertices = min(choices, key=lambda choice: choice[0])
+    return _output(best, vertices, centre, error)
 
 
 def _checked(points) -> np.ndarray:
@@ -82,11 +104,16 @@ class _Quickhull:
 
     After it runs, the hull after step k (k points inserted past the first tetrahedron) is the
     triangles born at or before k that died after k, so every intermediate hull is at hand.
+    It stops early (complete False) once the hull has more than most_triangles triangles.
+    "Farthest" is the height above a face, or with weights and a pole (the polar dual's use) the
+    height times the point's weight over the face's distance from the pole.
     """
 
-    def __init__(self, points: np.ndarray, tol: float):
+    def __init__(self, points: np.ndarray, tol: float, most_triangles: int, weights=None,
+                 pole=None):
         self.points = points
         self.tol = tol
+        self.weights, self.pole = weights, pole
         self.triangles: list[tuple[int, int, int]] = []
         self.neighbours: list[list[int]] = []  # neighbours[f][i]: across edge (v_i, v_i+1)
         self.normals: list[tuple[float, float, float]] = []
@@ -98,11 +125,13 @@ class _Quickhull:
         self.heap: list[tuple[float, int]] = []  # (-distance of the farthest outside point, face)
         self.far: dict[int, int] = {}
         self.steps = 0
+        self.live = 4
         self._tetrahedron()
-        while self.heap:
+        while self.heap and self.live <= most_triangles:
             _, face = heapq.heappop(self.heap)
             if self.died[face] == _ALIVE:
                 self._insert(face)
+        self.complete = all(self.died[face] != _ALIVE for _, face in self.heap)
 
     def _tetrahedron(self) -> None:
         p, tol = self.points, self.tol
@@ -169,7 +198,8 @@ class _Quickhull:
             height = distance[np.arange(len(candidates)), best]
             keep = height > self.tol
             candidates, best, height = candidates[keep], best[keep], height[keep]
-            order = np.lexsort((-height, best))  # by face, the farthest first
+            height = self._priority(candidates, height, normal[best], offset[best])
+            order = np.lexsort((-height, best))  # by face, the first to insert first
             bounds = np.searchsorted(best[order], np.arange(len(ids) + 1))
             first = order[np.minimum(bounds[:-1], len(order) - 1)] if len(order) else bounds[:0]
             heads, tops = candidates[first].tolist(), height[first].tolist()
@@ -221,6 +251,7 @@ class _Quickhull:
         corners = [(start, end, eye) for start, end, _ in loop]
         ids = self._add(corners, [beyond for _, _, beyond in loop], candidates)
         count = len(ids)
+        self.live += count - len(visible)
         for k, (start, end, beyond) in enumerate(loop):
             new = ids[k]
             self.neighbours[new] = [beyond, ids[(k + 1) % count], ids[k - 1]]
@@ -250,9 +281,21 @@ class _Quickhull:
         if len(rest):
             normal = np.array(self.normals[face])
             height = self.points[rest] @ normal - self.offsets[face]
+            height = self._priority(rest, height, normal[None], np.array([self.offsets[face]]))
             top = int(np.argmax(height))
             self.far[face] = int(rest[top])
             heapq.heappush(self.heap, (-float(height[top]), face))
+
+    def _priority(self, candidates, height, normals, offsets) -> np.ndarray:
+        """How far outside their faces the candidates are, for the insertion order.
+
+        In the polar dual, a point q = n/d (weight d) at height t above a face m·y = e (its
+        distance from the pole) is a plane cutting the face's corner m/e by t·d/e.
+        """
+        if self.weights is None:
+            return height
+        reach = np.maximum(offsets - normals @ self.pole, self.tol)
+        return height * self.weights[candidates] / reach
 
     def alive(self, step: int) -> np.ndarray:
         """Indices of the triangles of the hull after step insertions."""
@@ -364,8 +407,9 @@ def _without_edge_points(points: np.ndarray, polygons: list[list[int]], tol: flo
     chord = points[ring[after]] - points[ring[before]]
     offset = _norm(_cross(points[ring] - points[ring[before]], chord))
     straight = np.bincount(ring[offset <= tol * _norm(chord)], minlength=len(points))
-    drop = (straight == 2) & (np.bincount(ring, minlength=len(points)) == 2)
-    return [[v for v in polygon if not drop[v]] for polygon in polygons]
+    drop = set(np.flatnonzero((straight == 2) & (np.bincount(ring, minlength=len(points)) == 2))
+               .tolist())
+    return [[v for v in polygon if v not in drop] for polygon in polygons] if drop else polygons
 
 
 def _ring_steps(face_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -388,46 +432,122 @@ def _norm(a: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("...k,...k->...", a, a))
 
 
-def _assemble(cloud, local, centre, polygons, tol: float) -> Hull:
-    """Hull arrays in the input frame; the error measured over every input point."""
-    corners = np.unique(np.concatenate([np.array(p) for p in polygons]))
-    remap = np.full(len(cloud), -1, dtype=np.int64)
-    remap[corners] = np.arange(len(corners))
+class _Polytope(NamedTuple):
+    """Polygons over a vertex array, with their planes (in the frame the vertices are in)."""
+
+    vertices: np.ndarray  # (V, 3) the corners
+    corners: np.ndarray  # (V,) their indices in the array the polygons were given over
+    normals: np.ndarray  # (F, 3)
+    offsets: np.ndarray  # (F,) every corner has n·x <= offset, its face's corners the largest
+    ring: np.ndarray  # the faces' corners (indices into vertices), face after face
+    face_start: np.ndarray  # (F + 1,)
+
+
+def _polytope(positions: np.ndarray, polygons: list[list[int]], normals=None) -> _Polytope:
+    """Arrays of polygons over positions; normals by Newell's formula unless given.
+
+    Newell's normal is exact for a planar polygon and an average for a nearly planar one.
+    """
+    ring = np.concatenate([np.array(p, dtype=np.int64) for p in polygons])
+    corners, ring = np.unique(ring, return_inverse=True)
+    vertices = positions[corners]
     sizes = np.array([len(p) for p in polygons], dtype=np.int64)
     face_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    ring = np.concatenate([np.array(p) for p in polygons])
-    # Newell's normal: exact for a planar polygon, an average for a nearly planar one.
-    _, after = _ring_steps(face_start)
-    a = local[ring]
-    newell = np.add.reduceat(_cross(a, a[after]), face_start[:-1], axis=0)
-    normals = newell / _norm(newell)[:, None]
+    a = vertices[ring]
+    if normals is None:
+        _, after = _ring_steps(face_start)
+        newell = np.add.reduceat(_cross(a, a[after]), face_start[:-1], axis=0)
+        normals = newell / _norm(newell)[:, None]
     heights = np.einsum("ij,ij->i", np.repeat(normals, sizes, axis=0), a)
     offsets = np.maximum.reduceat(heights, face_start[:-1])
-    error = _error(local, local[corners], normals, offsets, remap[ring], face_start, tol)
-    planes = np.column_stack([normals, offsets + normals @ centre])
-    return Hull(cloud[corners].copy(), planes, face_start, remap[ring], error)
+    return _Polytope(vertices, corners, normals, offsets, ring.astype(np.int64), face_start)
 
 
-def _error(points, vertices, normals, offsets, ring, face_start, tol: float) -> float:
+def _output(polytope: _Polytope, vertices: np.ndarray, centre: np.ndarray, error: float) -> Hull:
+    """The Hull in the input frame: vertices as given there, planes moved by centre."""
+    normals = polytope.normals
+    planes = np.column_stack([normals, polytope.offsets + normals @ centre])
+    return Hull(np.array(vertices, dtype=np.float64), planes, polytope.face_start,
+                polytope.ring, float(error))
+
+
+def _grown(base: _Polytope, budget: int) -> _Polytope | None:
+    """An outer approximation: budget of base's face planes, the rest dropped.
+
+    Planes n·x <= d around an interior point c are the points n/(d - n·c) of the polar dual, in
+    which keeping planes is keeping points: the dual's farthest-first quickhull keeps the planes
+    that cut most, and each face of the dual hull is a corner of the grown polytope (the dual
+    face m·y = e is the corner c + m/e), each dual vertex one of its faces. None when those
+    planes leave it unbounded (a dual face through or behind the origin).
+    """
+    centre = base.vertices.mean(axis=0)
+    # Work where the polytope is round: its principal axes scaled to its extents along them, so
+    # that "cuts most" in the dual means the same along a long axis as along a short one.
+    _, axes = np.linalg.eigh(np.cov((base.vertices - centre).T))
+    stretch = np.abs((base.vertices - centre) @ axes).max(axis=0)
+    depth = base.offsets - base.normals @ centre
+    dual = (base.normals @ axes) * stretch / depth[:, None]
+    middle = 0.5 * (dual.min(axis=0) + dual.max(axis=0))
+    shifted = dual - middle
+    tol = TOLERANCE * float(np.abs(shifted).max())
+    try:
+        log = _Quickhull(shifted, tol, 2 * budget, depth, -middle)
+    except ValueError:
+        return None  # the planes' normals span no solid angle (cannot happen for a closed hull)
+    hull = _polytope(shifted, _merged(shifted, log, min(budget - 4, log.steps), tol))
+    reach = hull.offsets + hull.normals @ middle
+    if np.any(reach <= tol):
+        return None
+    corners = centre + (hull.normals / reach[:, None] * stretch) @ axes.T
+    owner, after = {}, {}
+    for face, (first, end) in enumerate(pairwise(hull.face_start.tolist())):
+        cycle = hull.ring[first:end].tolist()
+        for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True):
+            owner[a, b] = face
+            after[face, a] = b
+    faces = []
+    for vertex in range(len(hull.vertices)):
+        face = next(f for (f, a) in after if a == vertex)
+        cycle = [face]
+        while (face := owner[after[face, vertex], vertex]) != cycle[0]:
+            cycle.append(face)
+        faces.append(cycle)
+    normals = base.normals[hull.corners]
+    # Each cycle runs the same way round its dual vertex; orient them all outward at once.
+    first = corners[faces[0]]
+    if np.sum(_cross(first, np.roll(first, -1, axis=0)), axis=0) @ normals[0] < 0.0:
+        faces = [cycle[::-1] for cycle in faces]
+    return _polytope(corners, faces, normals)
+
+
+def _error(points: np.ndarray, polytope: _Polytope, tol: float) -> float:
     """The largest Euclidean distance of a point outside the polytope (points within tol: 0).
 
-    An outside point's nearest hull point is on a face's interior (the projection falls inside
-    that polygon: distance = plane distance) or on an edge (point-segment distance).
+    When a point's projection onto the face it is farthest above falls inside that polygon, the
+    projection is its nearest hull point (the whole hull is below that plane); otherwise the
+    nearest hull point is on an edge (point-segment distance over every edge, in chunks).
     """
+    vertices, normals, offsets, ring, face_start = (
+        polytope.vertices, polytope.normals, polytope.offsets, polytope.ring, polytope.face_start)
     planes = points @ normals.T - offsets
-    outside = points[planes.max(axis=1) > tol]
-    if not len(outside):
-        return 0.0
-    planes = planes[planes.max(axis=1) > tol]
-    sizes = np.diff(face_start)
-    face_of = np.repeat(np.arange(len(sizes)), sizes)
+    above = planes.argmax(axis=1)
+    height = planes[np.arange(len(points)), above]
+    out = np.flatnonzero(height > tol)
     _, after = _ring_steps(face_start)
-    a, b = vertices[ring], vertices[ring[after]]
-    edge = b - a
-    rel = outside[:, None, :] - a[None]  # (P, E, 3)
-    along = np.clip(np.einsum("pek,ek->pe", rel, edge) / np.einsum("ek,ek->e", edge, edge), 0, 1)
-    segment = _norm(rel - along[..., None] * edge).min(axis=1)
-    inward = np.einsum("pek,ek->pe", rel, _cross(normals[face_of], edge))
-    inside = np.minimum.reduceat(inward, face_start[:-1], axis=1) >= 0.0
-    face = np.where(inside, np.abs(planes), np.inf).min(axis=1)
-    return float(np.minimum(segment, face).max())
+    start, edge = vertices[ring], vertices[ring[after]] - vertices[ring]
+    inward = _cross(np.repeat(normals, np.diff(face_start), axis=0), edge)
+    error, near_edges = 0.0, [out[:0]]
+    for face in np.unique(above[out]).tolist():
+        mine = out[above[out] == face]
+        first, end = face_start[face], face_start[face + 1]
+        rel = points[mine][:, None, :] - start[None, first:end]
+        inside = np.einsum("pek,ek->pe", rel, inward[first:end]).min(axis=1) >= 0.0
+        error = max(error, float(height[mine[inside]].max(initial=0.0)))
+        near_edges.append(mine[~inside])
+    rest = points[np.concatenate(near_edges)]
+    lengths = np.einsum("ek,ek->e", edge, edge)
+    for chunk in range(0, len(rest), 1024):
+        rel = rest[chunk:chunk + 1024, None, :] - start[None]
+        along = np.clip(np.einsum("pek,ek->pe", rel, edge) / lengths, 0.0, 1.0)
+        error = max(error, float(_norm(rel - along[..., None] * edge).min(axis=1).max()))
+    return error
