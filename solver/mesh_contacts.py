@@ -1,10 +1,13 @@
 """Contacts of a convex part against a triangle mesh, compiled.
 
-The BVH gives the triangles whose boxes overlap the part's box (grown by the margin); each is
-collided as a flat convex part, its contacts with normals from an inactive edge or vertex get
-the triangle's face normal (mesh_edges), points found twice (a corner above a shared vertex)
-are kept once, and the pair's points are reduced to MAX_MANIFOLD. Everything is computed in the
-mesh's frame, so the triangles are never moved; results are written in world coordinates.
+The BVH gives the triangles whose boxes overlap the part's box (grown by the margin); those
+whose plane the part is behind or farther from than the margin are skipped. Each other one is
+collided as a flat convex part (convex_contacts; a sphere by its exact closest point), and
+contacts whose normal comes from an inactive edge or vertex (mesh_edges) are replaced by those
+with the triangle's face as the reference face. Points found twice (a corner above a shared
+vertex) are kept once, and the pair's points are reduced to MAX_MANIFOLD. Everything is
+computed in the mesh's frame, so the triangles are never moved; results are in world
+coordinates.
 """
 
 import math
@@ -13,9 +16,13 @@ import numpy as np
 from numba import njit
 
 from .bvh import query
-from .manifold import MAX_MANIFOLD
+from .convex_manifold import _clip_contacts as face_contacts
+from .convex_manifold import _tangents as tangents
+from .convex_manifold import convex_contacts
+from .manifold import MAX_MANIFOLD, reduce_manifold
 from .mesh_edges import FACE, closest_point, region_active
-from .shapes import BOX, CAPSULE, HULL, SPHERE
+from .shapes import BOX, CAPSULE, HULL, SPHERE, TRIANGLE
+from .support import NO_FACE_START, NO_FACE_VERTICES, NO_PLANES, extent
 
 # Feature ids: (triangle << TRIANGLE_SHIFT) | local id of the triangle's contact (SHAPES.md).
 TRIANGLE_SHIFT = 24
@@ -37,19 +44,19 @@ def mesh_contacts(vertices, triangles, normals, edges, bounds, links, cm, Rm,
     with the mesh (its prepared arrays, mesh.Mesh) posed at centre cm (3,), rotation Rm (3, 3):
     up to MAX_MANIFOLD rows from k of point, normal (unit, from the mesh to the part), depth
     (> 0 penetration, >= -margin) and feature ((triangle << 24) | local); returns the count."""
-    local_c, local_R = np.empty(3), np.empty((3, 3))
+    local_c, local_R, local_I = np.empty(3), np.empty((3, 3)), np.eye(3)
     for i in range(3):
         local_c[i] = (Rm[0, i] * (c[0] - cm[0]) + Rm[1, i] * (c[1] - cm[1])
                       + Rm[2, i] * (c[2] - cm[2]))
         for j in range(3):
             local_R[i, j] = Rm[0, i] * R[0, j] + Rm[1, i] * R[1, j] + Rm[2, i] * R[2, j]
-    extent = _extent(kind, size)
+    half = _half_extents(kind, size)
     lo, hi = np.empty(3), np.empty(3)
     for i in range(3):
-        reach = extent[0] if kind == SPHERE else 0.0
+        reach = half[0] if kind == SPHERE else 0.0
         if kind != SPHERE:
             for j in range(3):
-                reach += abs(local_R[i, j]) * extent[j]
+                reach += abs(local_R[i, j]) * half[j]
         lo[i] = local_c[i] - reach - margin
         hi[i] = local_c[i] + reach + margin
     near = np.empty(_FIRST_ROOM, np.int64)
@@ -65,36 +72,34 @@ def mesh_contacts(vertices, triangles, normals, edges, bounds, links, cm, Rm,
     cd, cf = np.empty(room), np.empty(room, np.int64)
     tp, tn = np.empty((MAX_MANIFOLD, 3)), np.empty((MAX_MANIFOLD, 3))
     td, tf = np.empty(MAX_MANIFOLD), np.empty(MAX_MANIFOLD, np.int64)
-    corner = np.empty((3, 3))
-    scratch = np.empty(3)
-    tolerance = SAME_POINT * max(extent[0], max(extent[1], extent[2]))
+    scratch, down = np.empty(3), np.empty(3)
+    tolerance = SAME_POINT * max(half[0], max(half[1], half[2]))
     held = 0
     for m in range(found):
         t = near[m]
         v0 = triangles[t, 0]
-        height = 0.0
+        plane, height = 0.0, 0.0
         for i in range(3):
-            height += normals[t, i] * (local_c[i] - vertices[v0, i])
-        if height < 0.0:  # the part's centre is behind this one-sided triangle
+            plane += normals[t, i] * vertices[v0, i]
+            height += normals[t, i] * local_c[i]
+            down[i] = -normals[t, i]
+        if height < plane:  # the part's centre is behind this one-sided triangle
             continue
+        if -extent(kind, size, local_c, local_R, hull_vertices, down) - plane > margin:
+            continue  # the whole part is farther from the triangle's plane than the margin
         if kind == SPHERE:
             count = _sphere_triangle(vertices, triangles, normals, edges, t, local_c, size[0],
                                      margin, tp, tn, td, tf, scratch)
         else:
-            for v in range(3):
-                for i in range(3):
-                    corner[v, i] = vertices[triangles[t, v], i]
-            count = _convex_triangle(corner, kind, size, local_c, local_R, hull_vertices,
-                                     hull_planes, face_start, face_vertices, margin,
-                                     tp, tn, td, tf)
-            count = _face_normals(vertices, triangles, normals, edges, t, margin, count,
-                                  tp, tn, td, tf, scratch)
+            count = _convex_triangle(vertices, triangles, normals, edges, t, kind, size,
+                                     local_c, local_R, hull_vertices, hull_planes, face_start,
+                                     face_vertices, margin, tp, tn, td, tf, local_I, scratch)
         for q in range(count):
             held = _hold(cp, cn, cd, cf, held, tp[q], tn[q], td[q],
                          (np.int64(t) << TRIANGLE_SHIFT) | (tf[q] & LOCAL_MASK), tolerance)
     keep = np.ones(held, np.bool_)
     if held > MAX_MANIFOLD:
-        _reduce(cp, cd, keep)
+        reduce_points(cp[:held], cn[:held], cd[:held], keep, tolerance)
     written = 0
     for q in range(held):
         if not keep[q]:
@@ -110,17 +115,17 @@ def mesh_contacts(vertices, triangles, normals, edges, bounds, links, cm, Rm,
 
 
 @njit(cache=True)
-def _extent(kind, size):
+def _half_extents(kind, size):
     """Half-extents of the part's box in its own frame (a sphere's: its radius)."""
-    extent = np.empty(3)
+    half = np.empty(3)
     for i in range(3):
-        extent[i] = size[i]
+        half[i] = size[i]
     if kind == SPHERE:
-        extent[1], extent[2] = size[0], size[0]
+        half[1], half[2] = size[0], size[0]
     elif kind != BOX and kind != HULL:  # capsule, cylinder, cone: radius across, half-height along
-        extent[1] = size[0]
-        extent[2] = size[1] + (size[0] if kind == CAPSULE else 0.0)
-    return extent
+        half[1] = size[0]
+        half[2] = size[1] + (size[0] if kind == CAPSULE else 0.0)
+    return half
 
 
 @njit(cache=True)
@@ -156,43 +161,48 @@ def _sphere_triangle(vertices, triangles, normals, edges, t, center, radius, mar
 
 
 @njit(cache=True)
-def _convex_triangle(corner, kind, size, c, R, hull_vertices, hull_planes, face_start,
-                     face_vertices, margin, tp, tn, td, tf):
-    """Contacts of the triangle with corners (3, 3) and the part, normal from the triangle."""
-    return 0
+def _convex_triangle(vertices, triangles, normals, edges, t, kind, size, c, R, hull_vertices,
+                     hull_planes, face_start, face_vertices, margin, tp, tn, td, tf, identity,
+                     scratch):
+    """Contacts of the part with triangle t (mesh frame), normal from the triangle, written
+    from row 0; returns the count.
 
-
-@njit(cache=True)
-def _face_normals(vertices, triangles, normals, edges, t, margin, count, tp, tn, td, tf,
-                  scratch):
-    """Give the contacts of triangle t whose normal is not its face's and whose triangle point
-    lies on an inactive edge or vertex the face normal, with the part's point kept and the depth
-    measured along the face normal; drop those then beyond the margin. Returns the new count."""
-    v0 = triangles[t, 0]
-    kept = 0
-    for q in range(count):
-        along = 0.0
+    convex_contacts collides the triangle as a part (centred on its centroid, where its
+    coordinates are smallest). Its normal stands if it is the face normal or if the triangle's
+    point of each contact lies on an active edge or vertex; otherwise (a seam of a flat floor,
+    where a lone triangle's edge axis would tilt the normal) the triangle's face is made the
+    reference face and the part's facing feature is clipped against it instead.
+    """
+    centre, local, no_size, face = np.empty(3), np.empty((3, 3)), np.zeros(3), np.empty(3)
+    for i in range(3):
+        centre[i] = (vertices[triangles[t, 0], i] + vertices[triangles[t, 1], i]
+                     + vertices[triangles[t, 2], i]) / 3.0
+        face[i] = normals[t, i]
+    for v in range(3):
         for i in range(3):
-            along += tn[q, i] * normals[t, i]
-        if along < 1.0 - FACE_MATCH:
-            for i in range(3):
-                scratch[i] = tp[q, i] + 0.5 * td[q] * tn[q, i]  # the triangle's point
-            if not region_active(edges[t], closest_point(vertices, triangles, t, scratch,
-                                                          scratch)):
-                gap = 0.0
-                for i in range(3):
-                    tp[q, i] -= 0.5 * td[q] * tn[q, i]  # now the part's point
-                    gap += normals[t, i] * (tp[q, i] - vertices[v0, i])
-                for i in range(3):
-                    tn[q, i] = normals[t, i]
-                    tp[q, i] -= 0.5 * gap * normals[t, i]
-                td[q] = -gap
-        if td[q] >= -margin:
-            for i in range(3):
-                tp[kept, i], tn[kept, i] = tp[q, i], tn[q, i]
-            td[kept], tf[kept] = td[q], tf[q]
-            kept += 1
-    return kept
+            local[v, i] = vertices[triangles[t, v], i] - centre[i]
+    # With no active edge every normal but the face's would be replaced: go straight there.
+    own = edges[t] != 0
+    count = 0
+    if own:
+        count = convex_contacts(TRIANGLE, no_size, centre, identity, local, NO_PLANES,
+                                NO_FACE_START, NO_FACE_VERTICES, kind, size, c, R,
+                                hull_vertices, hull_planes, face_start, face_vertices, margin,
+                                tp, tn, td, tf, np.int64(0))
+    for q in range(count):
+        if tn[q, 0] * face[0] + tn[q, 1] * face[1] + tn[q, 2] * face[2] >= 1.0 - FACE_MATCH:
+            continue
+        for i in range(3):
+            scratch[i] = tp[q, i] + 0.5 * td[q] * tn[q, i]  # the triangle's point
+        region = closest_point(vertices, triangles, t, scratch, scratch)
+        if region == FACE or not region_active(edges[t], region):
+            own = False
+    if own:
+        return count
+    return face_contacts((TRIANGLE, no_size, centre, identity, local), NO_PLANES,
+                         NO_FACE_START, NO_FACE_VERTICES, (kind, size, c, R, hull_vertices),
+                         hull_planes, face_start, face_vertices, face, False, margin,
+                         tp, tn, td, tf, np.int64(0))
 
 
 @njit(cache=True)
@@ -218,50 +228,36 @@ def _hold(cp, cn, cd, cf, held, p, n, d, f, tolerance):
 
 
 @njit(cache=True)
-def _reduce(points, depths, keep):
-    """Narrow keep (all True, len = candidates) to MAX_MANIFOLD points: the deepest, the one
-    farthest from it, the one spanning the largest triangle with those two, and the one adding
-    the most area to that triangle (areas in 3D, about the triangle's own normal)."""
+def reduce_points(points, normals, depths, keep, tolerance):
+    """Narrow keep (all True, one per candidate row of points (n, 3), normals (n, 3), depths)
+    in place to MAX_MANIFOLD points by manifold.reduce_manifold (deepest, then largest area),
+    the points seen in the plane across the deepest one's normal.
+
+    Depths equal to within tolerance count as equal, and among the deepest the point farthest
+    from the candidates' centroid goes first: a box flat on a tessellated floor then keeps its
+    four corners, not a vertex of the floor under its middle.
+    """
     held = len(keep)
-    first = 0
+    deepest = 0
+    centroid = np.zeros(3)
     for q in range(held):
-        if depths[q] > depths[first]:
-            first = q
-    second, far = first, -1.0
-    for q in range(held):
-        distance = 0.0
+        if depths[q] > depths[deepest]:
+            deepest = q
         for i in range(3):
-            distance += (points[q, i] - points[first, i]) ** 2
-        if distance > far:
-            second, far = q, distance
-    axis = np.empty(3)
-    third, largest = first, -1.0
+            centroid[i] += points[q, i] / held
+    rank = depths.copy()
     for q in range(held):
-        _cross(points, first, second, q, axis)
-        area = axis[0] ** 2 + axis[1] ** 2 + axis[2] ** 2
-        if area > largest:
-            third, largest = q, area
-    plane = np.empty(3)
-    _cross(points, first, second, third, plane)
-    fourth, most = first, -1.0
+        if depths[q] >= depths[deepest] - tolerance:
+            spread = 0.0
+            for i in range(3):
+                spread += (points[q, i] - centroid[i]) ** 2
+            rank[q] = depths[deepest] + tolerance * math.sqrt(spread)
+    t1, t2 = np.empty(3), np.empty(3)
+    tangents(normals[deepest], t1, t2)
+    flat = np.zeros((held, 3))
     for q in range(held):
-        gain = 0.0
-        for a, b in ((first, second), (second, third), (third, first)):
-            _cross(points, a, b, q, axis)
-            gain += max(-(axis[0] * plane[0] + axis[1] * plane[1] + axis[2] * plane[2]), 0.0)
-        if gain > most:
-            fourth, most = q, gain
-    for q in range(held):
-        keep[q] = q in (first, second, third, fourth)
+        for i in range(3):
+            flat[q, 0] += points[q, i] * t1[i]
+            flat[q, 1] += points[q, i] * t2[i]
+    reduce_manifold(flat, rank, keep)
 
-
-@njit(cache=True)
-def _cross(points, a, b, q, out):
-    """out = (points[b] - points[a]) × (points[q] - points[a])."""
-    ux, uy, uz = points[b, 0] - points[a, 0], points[b, 1] - points[a, 1], points[b, 2]
-    vx, vy, vz = points[q, 0] - points[a, 0], points[q, 1] - points[a, 1], points[q, 2]
-    uz -= points[a, 2]
-    vz -= points[a, 2]
-    out[0] = uy * vz - uz * vy
-    out[1] = uz * vx - ux * vz
-    out[2] = ux * vy - uy * vx

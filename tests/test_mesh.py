@@ -6,9 +6,10 @@ import pytest
 
 from solver import quaternion as quat
 from solver.bvh import build_bvh, query
+from solver.hull import convex_hull
 from solver.mesh import prepare_mesh
 from solver.mesh_contacts import TRIANGLE_SHIFT, mesh_contacts
-from solver.shapes import SPHERE
+from solver.shapes import BOX, CAPSULE, CYLINDER, HULL, SPHERE
 
 I3 = np.eye(3)
 ORIGIN = np.zeros(3)
@@ -53,14 +54,16 @@ def bowl(radius, rings, segments):
     return vertices, triangles
 
 
-def contacts(mesh, kind, size, center, rotation=I3, margin=0.0, pose=(ORIGIN, I3)):
-    """(point, normal, depth, feature) of a box or sphere part against the posed mesh."""
+def contacts(mesh, kind, size, center, rotation=I3, margin=0.0, pose=(ORIGIN, I3),
+             hull=NO_HULL):
+    """(point, normal, depth, feature) of a part against the posed mesh; hull = the part's
+    (vertices, planes, face_start, face_vertices) for a HULL."""
     point, normal = np.empty((4, 3)), np.empty((4, 3))
     depth, feature = np.empty(4), np.empty(4, np.int64)
     count = mesh_contacts(mesh.vertices, mesh.triangles, mesh.normals, mesh.edges, mesh.bounds,
                           mesh.links, np.asarray(pose[0], float), np.asarray(pose[1], float),
                           kind, np.asarray(size, float), np.asarray(center, float),
-                          np.asarray(rotation, float), *NO_HULL, margin, point, normal, depth,
+                          np.asarray(rotation, float), *hull, margin, point, normal, depth,
                           feature, np.int64(0))
     return point[:count], normal[:count], depth[:count], feature[:count]
 
@@ -262,3 +265,130 @@ def test_posed_mesh_contacts_are_in_world_coordinates():
         np.testing.assert_allclose(normal[0], R[:, 2], atol=1e-12)
         np.testing.assert_allclose(point[0], shift + R @ np.r_[local[:2], -0.001], atol=1e-9)
         np.testing.assert_allclose(depth[0], 0.002, atol=1e-9)
+
+
+def _yaw(angle):
+    return quat.to_matrix(np.array([np.cos(angle / 2), 0.0, 0.0, np.sin(angle / 2)]))
+
+
+def test_box_on_floor_gets_the_floor_normal_and_its_footprint_everywhere():
+    """A box resting 1 mm deep on a 1,000-triangle floor at random places and headings, over
+    seams and vertices alike: 4 contacts, all with normal +z and depth 1 mm (no seam normal, a
+    lone triangle's edge axis, survives), on the box's bottom face and spanning at least 90 % of
+    it (each triangle's own clip keeps 4 of its points, so a corner can give way to a point near
+    it; most of the time they are exactly the four corners)."""
+    mesh = prepare_mesh(*grid(25, 20, rng=np.random.default_rng(2)))
+    rng = np.random.default_rng(8)
+    half = np.array([0.3, 0.2, 0.1])
+    corners = 0
+    for _ in range(300):
+        R = _yaw(rng.uniform(0.0, 2 * np.pi))
+        centre = np.r_[rng.uniform(-4.4, 4.4, 2), half[2] - 0.001]
+        point, normal, depth, feature = contacts(mesh, BOX, half, centre, R, margin=0.01)
+        assert len(depth) == 4
+        np.testing.assert_allclose(normal, np.tile([0.0, 0.0, 1.0], (4, 1)), atol=1e-12)
+        np.testing.assert_allclose(depth, 0.001, atol=1e-12)
+        local = (point - centre) @ R  # in the box frame
+        np.testing.assert_allclose(local[:, 2], -half[2] + 0.0005, atol=1e-12)
+        assert np.all(np.abs(local[:, :2]) <= half[:2] + 1e-12)
+        angle = np.arctan2(*(local[:, :2] - local[:, :2].mean(axis=0)).T[::-1])
+        x, y = local[np.argsort(angle), :2].T
+        area = 0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+        assert area >= 0.9 * 4 * half[0] * half[1]
+        corners += np.allclose(np.abs(local[:, :2]), half[:2], atol=1e-12)
+        assert np.all(feature >> TRIANGLE_SHIFT < len(mesh.triangles))
+    assert corners > 250
+
+
+def test_tilted_box_on_floor_touches_with_its_lowest_corner():
+    """A box turned about two axes, its lowest corner 2 mm into the floor, wherever it is on the
+    floor: the deepest contact is that corner, 2 mm deep; every contact has normal +z and a
+    depth that is minus the height of its point on the box (points near the corner where box
+    edges cross floor seams within the margin may join it)."""
+    mesh = prepare_mesh(*grid(25, 20, rng=np.random.default_rng(2)))
+    rng = np.random.default_rng(9)
+    half = np.array([0.3, 0.2, 0.1])
+    signs = np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1])).reshape(3, -1).T
+    for _ in range(100):
+        R = _random_rotation(rng)
+        corners = (signs * half) @ R.T
+        lowest = corners[np.argmin(corners[:, 2])]
+        if np.sort(corners[:, 2])[1] - lowest[2] < 0.01:  # keep one corner clearly lowest
+            continue
+        centre = np.r_[rng.uniform(-4.4, 4.4, 2), 0.0] - [0.0, 0.0, lowest[2] + 0.002]
+        point, normal, depth, _ = contacts(mesh, BOX, half, centre, R, margin=0.005)
+        assert 1 <= len(depth) <= 4
+        np.testing.assert_allclose(normal, np.tile([0.0, 0.0, 1.0], (len(depth), 1)), atol=1e-9)
+        deepest = np.argmax(depth)
+        np.testing.assert_allclose(depth[deepest], 0.002, atol=1e-9)
+        np.testing.assert_allclose(point[deepest], centre + lowest + [0.0, 0.0, 0.001], atol=1e-9)
+        on_box = point - normal * depth[:, None] / 2
+        np.testing.assert_allclose(on_box[:, 2], -depth, atol=1e-9)
+        local = np.abs((on_box - centre) @ R) / half
+        np.testing.assert_allclose(local.max(axis=1), 1.0, atol=1e-9)
+
+
+def test_box_on_ramp_gets_the_ramp_normal():
+    """A tessellated 20° ramp (the floor turned about x, then moved): a box lying on it 1 mm
+    deep, at random places along it and turned about the ramp's normal, gets 4 contacts with
+    the ramp's normal and depth 1 mm."""
+    angle = np.radians(20.0)
+    turn = quat.to_matrix(np.array([np.cos(angle / 2), np.sin(angle / 2), 0.0, 0.0]))
+    vertices, triangles = grid(12, 30, rng=np.random.default_rng(10))
+    lift = np.array([1.0, -2.0, 3.0])
+    mesh = prepare_mesh(vertices @ turn.T + lift, triangles)
+    up = turn[:, 2]
+    np.testing.assert_allclose(mesh.normals, np.tile(up, (len(mesh.normals), 1)), atol=1e-12)
+    rng = np.random.default_rng(11)
+    half = np.array([0.25, 0.15, 0.1])
+    for _ in range(100):
+        R = turn @ _yaw(rng.uniform(0.0, 2 * np.pi))
+        spot = np.r_[rng.uniform(-4.5, 4.5, 2), half[2] - 0.001]
+        _, normal, depth, _ = contacts(mesh, BOX, half, lift + turn @ spot, R, margin=0.01)
+        assert len(depth) == 4
+        np.testing.assert_allclose(normal, np.tile(up, (4, 1)), atol=1e-12)
+        np.testing.assert_allclose(depth, 0.001, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", [CAPSULE, CYLINDER])
+def test_capsule_and_cylinder_lying_on_floor_touch_along_their_length(kind):
+    """A capsule or cylinder (radius 0.1, half-height 0.3) lying 1 mm deep on the tessellated
+    floor, any heading: all contacts normal +z and 1 mm deep, spanning its length (within the
+    capsule's caps or the cylinder's rim)."""
+    mesh = prepare_mesh(*grid(25, 20, rng=np.random.default_rng(2)))
+    rng = np.random.default_rng(12)
+    r, h = 0.1, 0.3
+    lying = quat.to_matrix(np.array([np.cos(np.pi / 4), np.sin(np.pi / 4), 0.0, 0.0]))
+    for _ in range(100):
+        R = _yaw(rng.uniform(0.0, 2 * np.pi)) @ lying
+        centre = np.r_[rng.uniform(-4.4, 4.4, 2), r - 0.001]
+        point, normal, depth, _ = contacts(mesh, kind, [r, h, 0.0], centre, R, margin=0.01)
+        assert len(depth) >= 2
+        np.testing.assert_allclose(normal, np.tile([0.0, 0.0, 1.0], (len(depth), 1)), atol=1e-9)
+        np.testing.assert_allclose(depth, 0.001, atol=1e-9)
+        along = (point - centre) @ R[:, 2]
+        assert along.max() - along.min() > 2 * h - 1e-9 and np.all(np.abs(along) <= h + 1e-9)
+
+
+def test_hull_on_floor_touches_with_its_lowest_vertex():
+    """A random convex hull part, turned at random, its lowest vertex 1 mm into the floor: the
+    deepest contact is that vertex with depth 1 mm and normal +z."""
+    mesh = prepare_mesh(*grid(25, 20, rng=np.random.default_rng(2)))
+    rng = np.random.default_rng(13)
+    for _ in range(30):
+        hull = convex_hull(rng.normal(size=(20, 3)) * [0.3, 0.2, 0.15])
+        tables = (hull.vertices, hull.planes, hull.face_start, hull.face_vertices)
+        size = np.abs(hull.vertices).max(axis=0)
+        R = _random_rotation(rng)
+        world = hull.vertices @ R.T
+        lowest = world[np.argmin(world[:, 2])]
+        if np.sort(world[:, 2])[1] - lowest[2] < 0.01:
+            continue
+        centre = np.r_[rng.uniform(-4.4, 4.4, 2), -lowest[2] - 0.001]
+        point, normal, depth, _ = contacts(mesh, HULL, size, centre, R, margin=0.005,
+                                           hull=tables)
+        deepest = np.argmax(depth)
+        np.testing.assert_allclose(depth[deepest], 0.001, atol=1e-9)
+        np.testing.assert_allclose(normal, np.tile([0.0, 0.0, 1.0], (len(depth), 1)), atol=1e-9)
+        np.testing.assert_allclose(point[deepest], centre + lowest + [0.0, 0.0, 0.0005],
+                                   atol=1e-9)
