@@ -499,15 +499,16 @@ def _grown(base: _Polytope, budget: int) -> _Polytope | None:
     if np.any(reach <= tol):
         return None
     corners = centre + (hull.normals / reach[:, None] * stretch) @ axes.T
-    owner, after = {}, {}
+    owner, after, some_face = {}, {}, {}
     for face, (first, end) in enumerate(pairwise(hull.face_start.tolist())):
         cycle = hull.ring[first:end].tolist()
         for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True):
             owner[a, b] = face
             after[face, a] = b
+            some_face[a] = face
     faces = []
     for vertex in range(len(hull.vertices)):
-        face = next(f for (f, a) in after if a == vertex)
+        face = some_face[vertex]
         cycle = [face]
         while (face := owner[after[face, vertex], vertex]) != cycle[0]:
             cycle.append(face)
