@@ -201,8 +201,8 @@ class _Quickhull:
             height = self._priority(candidates, height, normal[best], offset[best])
             order = np.lexsort((-height, best))  # by face, the first to insert first
             bounds = np.searchsorted(best[order], np.arange(len(ids) + 1))
-            first = order[np.minimum(bounds[:-1], len(order) - 1)] if len(order) else bounds[:0]
-            heads, tops = candidates[first].tolist(), height[first].tolist()
+            leaders = order[np.minimum(bounds[:-1], len(order) - 1)] if len(order) else bounds[:0]
+            heads, tops = candidates[leaders].tolist(), height[leaders].tolist()
             bounds = bounds.tolist()
             for k, face in enumerate(ids):
                 if bounds[k] < bounds[k + 1]:
@@ -245,7 +245,7 @@ class _Quickhull:
         self.steps += 1
         for gone in visible:
             self.died[gone] = self.steps
-        pool = [self.outside[v] for v in visible if self.outside[v] is not None]
+        pool = [some for v in visible if (some := self.outside[v]) is not None]
         candidates = np.concatenate(pool) if pool else np.zeros(0, np.int64)
         candidates = candidates[candidates != eye]
         corners = [(start, end, eye) for start, end, _ in loop]
@@ -276,6 +276,8 @@ class _Quickhull:
 
     def _drop_farthest(self, face: int) -> None:
         rest = self.outside[face]
+        if rest is None:
+            return
         rest = rest[rest != self.far[face]]
         self.outside[face] = rest if len(rest) else None
         if len(rest):
@@ -380,7 +382,7 @@ def _merged(points: np.ndarray, log: _Quickhull, step: int, tol: float) -> list[
 
 def _boundary(triangles: np.ndarray) -> list[int] | None:
     """The boundary loop of a patch of consistently wound triangles, or None if not one loop."""
-    edges = set()
+    edges: set[tuple[int, int]] = set()
     for a, b, c in triangles.tolist():
         edges.update(((a, b), (b, c), (c, a)))
     following = {}
