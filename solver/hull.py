@@ -515,6 +515,8 @@ def _grown(base: _Polytope, budget: int) -> _Polytope | None:
         while (face := owner[after[face, vertex], vertex]) != cycle[0]:
             cycle.append(face)
         faces.append(cycle)
+    if min(len(cycle) for cycle in faces) < 3:
+        return None  # a dual corner in two faces only: rounding made a fold, not a polytope
     normals = base.normals[hull.corners]
     # Each cycle runs the same way round its dual vertex; orient them all outward at once.
     first = corners[faces[0]]
