@@ -21,6 +21,7 @@ coplanar and nearly coplanar points then neither add vertices nor break the cons
 """
 
 import heapq
+import math
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import NamedTuple
@@ -112,6 +113,7 @@ class _Quickhull:
     def __init__(self, points: np.ndarray, tol: float, most_triangles: int, weights=None,
                  pole=None):
         self.points = points
+        self.xyz = points.tolist()
         self.tol = tol
         self.weights, self.pole = weights, pole
         self.triangles: list[tuple[int, int, int]] = []
@@ -171,29 +173,34 @@ class _Quickhull:
         A sliver whose apex is within tolerance of its base line takes the normal of the face
         across its base (fallback), the plane it is flush with.
         """
-        p = self.points
-        tri = np.array(corners, dtype=np.int64)
-        a, b, c = p[tri[:, 0]], p[tri[:, 1]], p[tri[:, 2]]
-        cross = _cross(b - a, c - a)
-        area = _norm(cross)
-        base = _norm(b - a)
-        flat = area <= self.tol * base
-        normal = cross / np.where(flat, 1.0, area)[:, None]
-        for k in np.flatnonzero(flat):
-            normal[k] = self.normals[fallback[k]]
-        offset = np.einsum("ij,ij->i", normal, (a + b + c) / 3.0)
+        xyz, tol = self.xyz, self.tol
+        normals, offsets = [], []
+        for k, (i, j, m) in enumerate(corners):  # plain floats: a handful of faces at a time
+            ax, ay, az = xyz[i]
+            ux, uy, uz = xyz[j][0] - ax, xyz[j][1] - ay, xyz[j][2] - az
+            vx, vy, vz = xyz[m][0] - ax, xyz[m][1] - ay, xyz[m][2] - az
+            nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+            area = math.sqrt(nx * nx + ny * ny + nz * nz)
+            if area <= tol * math.sqrt(ux * ux + uy * uy + uz * uz):
+                nx, ny, nz = self.normals[fallback[k]]
+            else:
+                nx, ny, nz = nx / area, ny / area, nz / area
+            normals.append((nx, ny, nz))
+            offsets.append(nx * (ax + (ux + vx) / 3.0) + ny * (ay + (uy + vy) / 3.0)
+                           + nz * (az + (uz + vz) / 3.0))
+            self.areas.append(0.5 * area)
         first = len(self.triangles)
-        ids = list(range(first, first + len(tri)))
-        self.triangles += [tuple(t) for t in tri.tolist()]
+        ids = list(range(first, first + len(corners)))
+        self.triangles += corners
         self.neighbours += [[-1, -1, -1] for _ in ids]
-        self.normals += [tuple(n) for n in normal.tolist()]
-        self.offsets += offset.tolist()
-        self.areas += (0.5 * area).tolist()
+        self.normals += normals
+        self.offsets += offsets
         self.born += [self.steps] * len(ids)
         self.died += [_ALIVE] * len(ids)
         self.outside += [None] * len(ids)
         if len(candidates):
-            distance = p[candidates] @ normal.T - offset
+            normal, offset = np.array(normals), np.array(offsets)
+            distance = self.points[candidates] @ normal.T - offset
             best = np.argmax(distance, axis=1)
             height = distance[np.arange(len(candidates)), best]
             keep = height > self.tol
