@@ -229,17 +229,21 @@ def test_body_panel_compares_volumes_and_suggests_a_hull(scene, impulse):
     add(box)
     assert panels.fit_lines(box, depsgraph, scene) == [
         ("Shape volume 8 m³, mesh 8 m³ (100 %)", "MESH_DATA")]
-    bpy.ops.mesh.primitive_monkey_add(location=(5.0, 0.0, 0.0))
-    monkey = bpy.context.active_object
-    bpy.ops.object.modifier_add(type="SOLIDIFY")  # Suzanne is open; a closed one weighs
-    add(monkey)
-    lines = panels.fit_lines(monkey, bpy.context.evaluated_depsgraph_get(), scene)
+    bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=3, location=(5.0, 0.0, 0.0))
+    ball = bpy.context.active_object  # 1280 faces: its hull is simplified
+    add(ball, shape="BOX")
+    lines = panels.fit_lines(ball, bpy.context.evaluated_depsgraph_get(), scene)
     assert lines[0][0].startswith("Shape volume")
     ratio = float(lines[0][0].split("(")[1].split(" %")[0]) / 100.0
     assert ratio > panels.POOR_FIT
     assert lines[1] == ("The Box fills the mesh poorly: try Convex Hull", "INFO")
-    monkey.impulse.shape = "MESH"
-    lines = panels.fit_lines(monkey, bpy.context.evaluated_depsgraph_get(), scene)
+    ball.impulse.shape = "CONVEX_HULL"
+    lines = panels.fit_lines(ball, bpy.context.evaluated_depsgraph_get(), scene)
+    ratio = float(lines[0][0].split("(")[1].split(" %")[0]) / 100.0
+    assert 1.0 < ratio < panels.POOR_FIT  # the hull hugs the mesh
+    assert lines[1][0].startswith("Hull simplified to 64 faces: up to ")
+    ball.impulse.shape = "MESH"
+    lines = panels.fit_lines(ball, bpy.context.evaluated_depsgraph_get(), scene)
     assert lines == [("Mesh is for passive bodies: use Convex Hull or Compound", "ERROR")]
 
 
@@ -276,4 +280,5 @@ def test_overlay_draws_every_shape_kind_on_its_fit(scene, impulse, shape):
     assert lines[:, 2].max() == pytest.approx(3.0 + top, abs=1e-4)
     assert lines[:, 2].min() == pytest.approx(3.0 - top, abs=1e-4)
     assert np.hypot(lines[:, 0], lines[:, 1]).max() == pytest.approx(0.5, abs=1e-4)
+
 

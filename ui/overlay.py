@@ -10,6 +10,7 @@ import numpy as np
 
 from ..blender_addon.reading.shapes import Shape
 from ..solver import quaternion
+from ..solver.hull import convex_hull
 from . import shape_cache
 
 COLOR = (1.0, 0.55, 0.1, 1.0)
@@ -71,8 +72,6 @@ def _local_lines(shape: Shape) -> np.ndarray:
 
 def _hull_edges(points: np.ndarray) -> np.ndarray:
     """Every face polygon's edges of the hull the solver builds."""
-    from ..solver.hull import convex_hull  # until solver/hull.py is part of the package
-
     hull = convex_hull(points)
     lines = []
     for f in range(len(hull.face_start) - 1):

@@ -3,6 +3,7 @@
 import bpy
 
 from ..blender_addon import presets
+from ..blender_addon.units import length_text
 from . import shape_cache
 
 PRESET_MENU = "IMPULSE_MT_material_presets"
@@ -39,11 +40,17 @@ def fit_lines(obj, depsgraph, scene) -> list[tuple[str, str]]:
     found = shape_cache.volumes(obj, depsgraph)
     if isinstance(found, str):
         return [(found, "ERROR")]
-    shape, mesh = found
+    shape, mesh, error = found
     if mesh is None:
-        return [(f"Shape volume {_volume_text(scene, shape)} (the mesh is open)", "MESH_DATA")]
-    lines = [(f"Shape volume {_volume_text(scene, shape)}, mesh {_volume_text(scene, mesh)} "
-              f"({100.0 * shape / mesh:.0f} %)", "MESH_DATA")]
+        lines = [(f"Shape volume {_volume_text(scene, shape)} (the mesh is open)", "MESH_DATA")]
+    else:
+        lines = [(f"Shape volume {_volume_text(scene, shape)}, mesh {_volume_text(scene, mesh)} "
+                  f"({100.0 * shape / mesh:.0f} %)", "MESH_DATA")]
+    if error > 0.0:
+        far = length_text(scene, error * scene.unit_settings.scale_length)
+        lines.append((f"Hull simplified to 64 faces: up to {far} from the exact hull", "INFO"))
+    if mesh is None:
+        return lines
     if settings.shape in ("BOX", "SPHERE") and shape > POOR_FIT * mesh:
         name = settings.shape.title()
         lines.append((f"The {name} fills the mesh poorly: try Convex Hull", "INFO"))

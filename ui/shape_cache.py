@@ -9,10 +9,11 @@ import numpy as np
 
 from .. import solver
 from ..blender_addon.reading.fitting import ShapeError, fit_body
-from ..blender_addon.reading.shapes import MeshPoints, Shape, up_direction
+from ..blender_addon.reading.shapes import MeshPoints, Shape, hull_solid_volume, up_direction
+from ..solver.hull import convex_hull
 
 _cache: dict[tuple[str, str, str], tuple[MeshPoints, Shape] | str] = {}
-_volumes: dict[tuple[str, str, str], tuple[float, float | None]] = {}
+_volumes: dict[tuple[str, str, str], tuple[float, float | None, float]] = {}
 
 
 def fitted(obj, depsgraph) -> tuple[MeshPoints, Shape] | str:
@@ -33,8 +34,9 @@ def fitted(obj, depsgraph) -> tuple[MeshPoints, Shape] | str:
     return _cache[key]
 
 
-def volumes(obj, depsgraph) -> tuple[float, float | None] | str:
-    """(the shape's volume, the closed mesh's or None when it is open), Blender units cubed."""
+def volumes(obj, depsgraph) -> tuple[float, float | None, float] | str:
+    """(the shape's volume, the closed mesh's or None when it is open, Blender units cubed; how
+    far a simplified convex hull is from the exact one, Blender units, else 0)."""
     fit = fitted(obj, depsgraph)
     if isinstance(fit, str):
         return fit
@@ -43,7 +45,13 @@ def volumes(obj, depsgraph) -> tuple[float, float | None] | str:
     if key not in _volumes:
         points, shape = fit
         mesh = solver.mass_properties(points.vertices, points.triangles)
-        _volumes[key] = (shape.volume(), float(mesh.volume) if mesh.closed else None)
+        error = 0.0
+        if shape.kind == "hull":
+            hull = convex_hull(shape.points)
+            volume, error = hull_solid_volume(hull), float(hull.error)
+        else:
+            volume = shape.volume()
+        _volumes[key] = (volume, float(mesh.volume) if mesh.closed else None, error)
     return _volumes[key]
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from mathutils import Matrix
 
 from ..reading.bridge import BakeError, BodyLink, evaluated_depsgraph, frame_range
+from ..reading.fitting import in_compound
 from .job import BakeJob
 
 DEBOUNCE_SECONDS = 0.2  # quiet time after the last change before simulating
@@ -302,10 +303,11 @@ def _pose(preview: _Preview, scene, depsgraph) -> None:
 
 
 def _followers(scene, names: list[str]) -> dict[str, list[str]]:
-    """For each of `names`, the objects that are no body and have it as nearest body ancestor."""
+    """For each of `names`, the objects that are no body (or a part of its compound) and have it
+    as nearest body ancestor."""
     out: dict[str, list[str]] = {name: [] for name in names}
     for obj in scene.objects:
-        if obj.impulse.enabled:
+        if obj.impulse.enabled and not in_compound(obj):
             continue
         parent = obj.parent
         while parent is not None and not parent.impulse.enabled:

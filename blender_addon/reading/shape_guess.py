@@ -25,9 +25,10 @@ def guess_shape(points: MeshPoints) -> str:
     mesh = solver.mass_properties(points.vertices, points.triangles)
     if not mesh.closed or mesh.volume <= 0.0:
         return "BOX"
-    best, smallest = "BOX", fit_shape(points, "box").volume()
+    box = solver.obb_from_points(points.vertices, points.triangles)
+    best, smallest = "BOX", fit_shape(points, "box", box=box).volume()
     for name, kind in CANDIDATES:
-        volume = fit_shape(points, kind).volume()
+        volume = fit_shape(points, kind, box=box).volume()
         if volume < smallest * BETTER:
             best, smallest = name, volume
     return best if smallest <= GOOD_FIT * mesh.volume else "BOX"

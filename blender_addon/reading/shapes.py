@@ -18,6 +18,7 @@ from mathutils import Matrix
 
 from ... import solver
 from ...solver import quaternion
+from ...solver.hull import Hull, convex_hull
 
 # Object.impulse.shape -> the solver's shape name.
 KINDS = {
@@ -146,10 +147,12 @@ def mesh_points(obj, depsgraph, unit_scale: float = 1.0) -> MeshPoints:
 
 
 def hull_volume(points: np.ndarray) -> float:
-    """Volume of the convex hull the solver builds from `points` (its faces fanned out)."""
-    from ...solver.hull import convex_hull  # until solver/hull.py is part of the package
+    """Volume of the convex hull the solver builds from `points`."""
+    return hull_solid_volume(convex_hull(points))
 
-    hull = convex_hull(points)
+
+def hull_solid_volume(hull: Hull) -> float:
+    """Volume of a solver Hull (its faces fanned out into triangles)."""
     starts = hull.face_start
     triangles = [(face[0], face[i], face[i + 1])
                  for f in range(len(starts) - 1)
@@ -158,13 +161,15 @@ def hull_volume(points: np.ndarray) -> float:
     return float(solver.mass_properties(hull.vertices, np.array(triangles)).volume)
 
 
-def fit_shape(points: MeshPoints, kind: str, up=None) -> Shape:
+def fit_shape(points: MeshPoints, kind: str, up=None, box=None) -> Shape:
     """The shape `kind` (a value of KINDS but "compound") fitted to one mesh.
 
     Only a flat axis (under 1 % of the largest extent) is thickened; with `up` (3,), a sheet
-    lying across it keeps its upper side, as a passive ground should.
+    lying across it keeps its upper side, as a passive ground should. box: the mesh's
+    solver.obb_from_points with that `up`, when already known.
     """
-    box = solver.obb_from_points(points.vertices, points.triangles, up)
+    if box is None:
+        box = solver.obb_from_points(points.vertices, points.triangles, up)
     center = np.asarray(box.center, dtype=float)
     orientation = np.asarray(box.orientation, dtype=float)
     half = np.asarray(box.half_extents, dtype=float)
