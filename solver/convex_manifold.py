@@ -44,6 +44,10 @@ MAX_MANIFOLD = manifold.MAX_MANIFOLD
 APART_SLACK = 1e-7
 # Two segment features within this sine of parallel touch along a line (two points).
 PARALLEL_SINE = 0.02
+# Reduction to 4 points keeps its choice among points equal to this fraction of the reference
+# face's size (a standing cylinder's rim is 8 equally deep points: rounding noise must not pick
+# another 4 of them, with other ids, every substep).
+REDUCE_TIE = 1e-4
 _ID_BITS = 9
 _TAG_SHIFT = 19
 
@@ -88,15 +92,45 @@ def convex_gap(kind_a, size_a, ca, Ra, va, pa, fsa, fva, kind_b, size_b, cb, Rb,
     """Signed gap of parts a and b for CCD (toi.pair_gap): > 0 apart, < 0 minus the
     penetration depth; writes the unit direction (a -> b) it is measured along. The gap along
     that direction, held fixed, stays a lower bound of the distance (it is measured by the
-    support functions, so it never exceeds the true separation). Box-box uses the SAT as
+    support functions, so it never exceeds the true separation): the largest of the gaps along
+    GJK's or EPA's normal and the two nearest face normals. Box-box uses the SAT as
     toi.pair_gap does."""
     if kind_a == BOX and kind_b == BOX:
         return sat_pair(ca, Ra, size_a, cb, Rb, size_b, direction, 0.0)[0]
     a = (kind_a, size_a, ca, Ra, va)
     b = (kind_b, size_b, cb, Rb, vb)
-    wa, wb = np.empty(3), np.empty(3)
+    wa, wb, face_a, face_b = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     separation(a, b, math.inf, direction, wa, wb)
-    return _gap(a, b, direction)
+    best = _gap(a, b, direction)
+    # The nearest face normals give lower bounds too, exact for a face contact, where GJK's
+    # direction can trail by ~1e-5 (a curved rim nearly parallel to a face).
+    gap_a, gap_b = _face_gaps(a, pa, b, pb, direction, face_a, face_b)
+    if gap_a > best:
+        best = gap_a
+        for i in range(3):
+            direction[i] = face_a[i]
+    if gap_b > best:
+        best = gap_b
+        for i in range(3):
+            direction[i] = -face_b[i]
+    return best
+
+
+@njit(cache=True)
+def _face_gaps(a, pa, b, pb, n, face_a, face_b):
+    """(gap along face_a, gap along -face_b): face_a the outward normal of A's face most
+    aligned with n, face_b that of B's face most aligned with -n (-inf without faces)."""
+    m = np.empty(3)
+    gap_a, gap_b = -math.inf, -math.inf
+    if best_face(a[0], a[1], a[3], a[4], pa, n, face_a) > -math.inf:
+        gap_a = _gap(a, b, face_a)
+    for i in range(3):
+        m[i] = -n[i]
+    if best_face(b[0], b[1], b[3], b[4], pb, m, face_b) > -math.inf:
+        for i in range(3):
+            m[i] = -face_b[i]
+        gap_b = _gap(a, b, m)
+    return gap_a, gap_b
 
 
 @njit(cache=True)
@@ -124,19 +158,12 @@ def _manifold(a, pa, fsa, fva, b, pb, fsb, fvb, sep, n, wa, wb, margin,
     else:
         slack = FACE_PREFERENCE_RELATIVE * -sep + FACE_PREFERENCE_ABSOLUTE * scale
     face_a, face_b, m = np.empty(3), np.empty(3), np.empty(3)
+    gap_a, gap_b = _face_gaps(a, pa, b, pb, n, face_a, face_b)
     ref, best = 0, sep
-    if best_face(a[0], a[1], a[3], a[4], pa, n, face_a) > -math.inf:
-        gap = _gap(a, b, face_a)
-        if gap >= sep - slack:
-            ref, best = 1, gap
-    for i in range(3):
-        m[i] = -n[i]
-    if best_face(b[0], b[1], b[3], b[4], pb, m, face_b) > -math.inf:
-        for i in range(3):
-            m[i] = -face_b[i]
-        gap = _gap(a, b, m)
-        if (gap > best + slack) if ref == 1 else (gap >= sep - slack):
-            ref, best = 2, gap
+    if gap_a >= sep - slack:
+        ref, best = 1, gap_a
+    if (gap_b > best + slack) if ref == 1 else (gap_b >= sep - slack):
+        ref, best = 2, gap_b
     if ref == 1:
         written = _clip_contacts(a, pa, fsa, fva, b, pb, fsb, fvb, face_a, False, margin,
                                  point, normal, depth, feature, k)
@@ -236,7 +263,7 @@ def _clip_contacts(ref, rp, rfs, rfv, inc, ip, ifs, ifv, face, ref_is_b, margin,
         keep[q] = depths[q] >= -margin
         n_valid += keep[q]
     if n_valid > MAX_MANIFOLD:
-        manifold.reduce_manifold(poly[:count], depths[:count], keep[:count])
+        manifold.reduce_manifold(poly[:count], depths[:count], keep[:count], REDUCE_TIE * size)
     written = 0
     for q in range(count):
         if not keep[q]:

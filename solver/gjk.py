@@ -25,6 +25,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .shapes import CONE, CYLINDER
 from .support import core_radius, support
 
 GJK_TOLERANCE = 1e-10  # relative: stop when the lower bound is within this of |v|
@@ -33,9 +34,15 @@ EPA_TOLERANCE = 1e-9  # times the parts' size
 MAX_EPA = 64  # expansions
 _MAX_VERTICES = MAX_EPA + 4
 _MAX_FACES = 4 + 8 * MAX_EPA
+# Kinds whose cores are curved (EPA on them only converges to its tolerance).
+CURVED = (CYLINDER, CONE)
 # Below this fraction of the parts' size the GJK point counts as the origin (touching or
 # overlapping cores: the normal of a core distance this small is noise).
 TOUCHING = 1e-12
+# EPA's normal on curved parts is sharpened by this many GJK passes with B moved clear by this
+# fraction of the parts' size (see _refine).
+REFINE_PASSES = 2
+REFINE_CLEARANCE = 1e-3
 
 
 @njit(cache=True)
@@ -280,7 +287,7 @@ def _grow_simplex(a, b, scale, W, SA, SB, count):
                 if attempt % 2 == 1:
                     for i in range(3):
                         d[i] = -d[i]
-            _difference(a, b, d, True, pa, pb, w, local)
+            _difference(a, b, d, False, pa, pb, w, local)
             # accept w if it leaves the affine hull of the simplex
             for i in range(3):
                 e[i] = w[i] - W[0, i]
@@ -308,9 +315,12 @@ def _grow_simplex(a, b, scale, W, SA, SB, count):
 
 @njit(cache=True)
 def epa(a, b, scale, W0, SA0, SB0, count, normal, wa, wb):
-    """Penetration depth of parts that overlap (GJK returned 0 with its simplex): returns the
-    depth and writes the unit normal from a to b along which B leaves A by that depth, and the
-    deepest points wa on A and wb on B. Returns -1 for a flat difference (no tetrahedron)."""
+    """Penetration depth of the cores of parts that overlap (GJK returned 0 with its simplex):
+    returns the depth and writes the unit normal from a to b along which B's core leaves A's by
+    that depth, and the deepest core points wa on A and wb on B. Returns -1 for a flat
+    difference (no tetrahedron). The whole parts overlap by that plus their radii along the
+    same normal (D's boundary is the cores' moved out by the sum of the radii), so a sphere or
+    capsule needs no EPA on its curved surface."""
     W, SA, SB = np.empty((_MAX_VERTICES, 3)), np.empty((_MAX_VERTICES, 3)), np.empty(
         (_MAX_VERTICES, 3))
     for q in range(count):
@@ -344,7 +354,7 @@ def epa(a, b, scale, W0, SA0, SB0, count, normal, wa, wb):
                 best, best_dist = f, dist[f]
         for i in range(3):
             d[i] = normals[best, i]
-        _difference(a, b, d, True, pa, pb, w, local)
+        _difference(a, b, d, False, pa, pb, w, local)
         if _dot(d, w) - best_dist <= tolerance or n_vertices == _MAX_VERTICES:
             break
         # the faces that see the new vertex go; the edges bounding them (the horizon) each
@@ -431,30 +441,81 @@ def _add_face(W, inner, i, j, m, faces, normals, dist, alive, n_faces):
 
 
 @njit(cache=True)
+def _core_distance(a, b, cutoff, scale, W, SA, SB, normal, wa, wb):
+    """(distance, count) of GJK on the cores, the radii taken off: the distance of the whole
+    parts when count > 0 and the cores are apart (normal, wa, wb written on the surfaces)."""
+    ra, rb = core_radius(a[0], a[1]), core_radius(b[0], b[1])
+    distance, count = gjk(a, b, False, cutoff + ra + rb, scale, W, SA, SB, wa, wb)
+    if count > 0 and distance > 0.0:
+        for i in range(3):
+            normal[i] = (wb[i] - wa[i]) / distance
+            wa[i] += ra * normal[i]
+            wb[i] -= rb * normal[i]
+    return distance - ra - rb, count
+
+
+@njit(cache=True)
 def separation(a, b, cutoff, normal, wa, wb):
     """Signed distance of parts a and b: > 0 apart (exact to GJK_TOLERANCE), < 0 minus the
     penetration depth; writes the unit normal from a to b and the closest (or deepest) points
     wa on A's surface and wb on B's. Pairs further apart than cutoff return a lower bound above
     it and nothing else."""
-    ra, rb = core_radius(a[0], a[1]), core_radius(b[0], b[1])
     scale = min(part_scale(a[0], a[1], a[4]), part_scale(b[0], b[1], b[4]))
     W, SA, SB = np.empty((4, 3)), np.empty((4, 3)), np.empty((4, 3))
-    distance, count = gjk(a, b, False, cutoff + ra + rb, scale, W, SA, SB, wa, wb)
-    if count == 0:
-        return distance - ra - rb
-    if distance > 0.0:
-        for i in range(3):
-            normal[i] = (wb[i] - wa[i]) / distance
-            wa[i] += ra * normal[i]
-            wb[i] -= rb * normal[i]
-        return distance - ra - rb
+    distance, count = _core_distance(a, b, cutoff, scale, W, SA, SB, normal, wa, wb)
+    if count == 0 or distance + core_radius(a[0], a[1]) + core_radius(b[0], b[1]) > 0.0:
+        return distance
+    ra, rb = core_radius(a[0], a[1]), core_radius(b[0], b[1])
     depth = epa(a, b, scale, W, SA, SB, count, normal, wa, wb)
     if depth < 0.0:  # D is flat: touching in a plane; the centres give the direction
+        depth = 0.0
         for i in range(3):
             normal[i] = b[2][i] - a[2][i]
             wa[i], wb[i] = SA[0, i], SB[0, i]
         length = math.sqrt(_dot(normal, normal))
         for i in range(3):
             normal[i] = normal[i] / length if length > 0.0 else (1.0 if i == 2 else 0.0)
-        return 0.0
-    return -depth
+    elif a[0] in CURVED or b[0] in CURVED:
+        depth = _refine(a, b, scale, normal, wa, wb, depth)
+    for i in range(3):
+        wa[i] += ra * normal[i]
+        wb[i] -= rb * normal[i]
+    return -(depth + ra + rb)
+
+
+@njit(cache=True)
+def _refine(a, b, scale, normal, wa, wb, depth):
+    """Sharpen EPA's normal on curved cores (cylinder, cone), where EPA only reaches its
+    tolerance (a normal off by ~1e-5): move B out along the normal n by the cores' overlap
+    along n plus a little, so they are apart, and take GJK's exact normal of that pair. Moved
+    by s n, the pair's separation is max over m of (s m·n - overlap(m)), which is stationary at
+    the penetration normal, so on smooth parts each pass shrinks the normal's error by about s
+    over their curvature radii. A pass is kept only if the overlap along its normal is no larger
+    than along the last one (at corners the maximiser can jump away); returns the overlap along
+    the normal kept, or EPA's depth if none is."""
+    W, SA, SB = np.empty((4, 3)), np.empty((4, 3)), np.empty((4, 3))
+    moved, w, pa, pb, local = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    for i in range(3):
+        w[i] = normal[i]
+    _difference(a, b, w, False, pa, pb, moved, local)
+    best = _dot(w, moved)  # the cores' overlap along EPA's normal
+    result = depth
+    for _ in range(REFINE_PASSES):
+        shift = best + REFINE_CLEARANCE * scale
+        for i in range(3):
+            moved[i] = b[2][i] + shift * normal[i]
+        distance, count = gjk(a, (b[0], b[1], moved, b[3], b[4]), False, math.inf, scale,
+                              W, SA, SB, pa, pb)
+        if count == 0 or not distance > 0.0:
+            break
+        for i in range(3):
+            w[i] = (pb[i] - pa[i]) / distance
+        _difference(a, b, w, False, pa, pb, moved, local)
+        overlap = _dot(w, moved)  # measured, not taken from GJK's distance, which may stop short
+        if not overlap <= best:
+            break
+        best, result = overlap, overlap
+        for i in range(3):
+            wa[i], wb[i] = pa[i], pb[i]
+            normal[i] = w[i]
+    return result

@@ -215,7 +215,7 @@ def _face_contacts(ca, Ra, ha, cb, Rb, hb, axis, n, margin, point, normal, depth
         keep[q] = depths[q] >= -margin
         n_valid += keep[q]
     if n_valid > MAX_MANIFOLD:
-        reduce_manifold(poly, depths, keep)
+        reduce_manifold(poly, depths, keep, 0.0)
 
     # A pair within the margin whose nearest incident corner lies beyond the reference face's
     # rim can clip to nothing within reach; it still gets one speculative contact at that corner
@@ -309,31 +309,38 @@ def _area(poly, a, b, p):
 
 
 @njit(cache=True)
-def reduce_manifold(poly, depths, keep):
+def reduce_manifold(poly, depths, keep, tie):
     """Narrow the valid clipped points (`keep`, in place) to 4: the deepest, the one farthest
     from it, the one making the largest triangle with those two, and the one adding the most
-    area to that triangle."""
+    area to that triangle. A later candidate replaces the best so far only when it is better
+    by more than `tie` (a length; areas by tie times the first two points' distance), so
+    near-equal points (a disc's rim standing level) keep the same choice under rounding noise;
+    box-box passes 0."""
     first = np.int64(-1)
     for q in range(len(keep)):
-        if keep[q] and (first < 0 or depths[q] > depths[first]):
+        if keep[q] and (first < 0 or depths[q] > depths[first] + tie):
             first = q
     second, far = first, -1.0
     for q in range(len(keep)):
         distance = ((poly[q, 0] - poly[first, 0]) ** 2 + (poly[q, 1] - poly[first, 1]) ** 2
                     + (poly[q, 2] - poly[first, 2]) ** 2)
-        if keep[q] and distance > far:
+        # distance - far > tie (sqrt(distance) + sqrt(far)) is sqrt(distance) > sqrt(far) + tie
+        if keep[q] and (far < 0.0 or distance - far > tie * (math.sqrt(distance)
+                                                            + math.sqrt(far))):
             second, far = q, distance
+    area_tie = tie * math.sqrt(far)
     third, largest = first, -1.0
     for q in range(len(keep)):
-        if keep[q] and abs(_area(poly, first, second, q)) > largest:
-            third, largest = q, abs(_area(poly, first, second, q))
+        area = abs(_area(poly, first, second, q))
+        if keep[q] and (largest < 0.0 or area > largest + area_tie):
+            third, largest = q, area
     orient = 1.0 if _area(poly, first, second, third) >= 0.0 else -1.0
     fourth, most = first, -1.0
     for q in range(len(keep)):
         gain = (max(-orient * _area(poly, first, second, q), 0.0)
                 + max(-orient * _area(poly, second, third, q), 0.0)
                 + max(-orient * _area(poly, third, first, q), 0.0))
-        if keep[q] and gain > most:
+        if keep[q] and (most < 0.0 or gain > most + area_tie):
             fourth, most = q, gain
     for q in range(len(keep)):
         keep[q] = q in (first, second, third, fourth)

@@ -3,11 +3,13 @@
 
 import fcl
 import numpy as np
+import pytest
 from scipy.spatial import ConvexHull as ScipyHull
 from scipy.spatial.transform import Rotation
 
 from solver.convex_manifold import convex_contacts, convex_gap
-from solver.shapes import HULL
+from solver.hull import convex_hull
+from solver.shapes import BOX, CAPSULE, CONE, CYLINDER, HULL, SPHERE, TRIANGLE
 from solver.support import NO_FACE_START, NO_FACE_VERTICES, NO_PLANES, NO_VERTICES
 
 PAIRS = 2000
@@ -125,3 +127,285 @@ def test_hull_contacts_match_the_gap_and_lie_between_the_surfaces():
             inside = (point - p[2]) @ p[3] @ planes[:, :3].T - planes[:, 3]
             assert np.all(inside.max(axis=1) >= -0.5 * np.abs(depth) - 1e-9)
     assert checked > 100
+
+
+# --- round kinds --------------------------------------------------------------------------
+
+ROUND_KINDS = (BOX, SPHERE, CAPSULE, CYLINDER, CONE, HULL)
+# python-fcl's GJK on curved shapes stops early: its distances are off by up to 3e-3 (checked
+# against an inscribed 720-gon, which this kernel matches to the polygon's 8e-6), its depths by
+# up to 1e-6 (its EPA tolerance). Pairs nearer touching than FCL_SLACK count as touching.
+# Depths agree to FCL_DEPTH: EPA on a cylinder or cone, sharpened by _refine, is still up to
+# 5e-6 deep on 0.3 m penetrations (polytopes, spheres and capsules: 1e-6, fcl's own).
+FCL_SLACK = 5e-3
+FCL_DEPTH = 1e-5
+# GJK's lower bound on a curved rim nearly parallel to an edge trails the distance by up to
+# this (its direction converges as the square root of its distance): CCD stays safe, 2e-5 early.
+RIM_LAG = 3e-5
+FLOOR = part(BOX, (5.0, 5.0, 0.5), (0.0, 0.0, -0.5))  # top face at z = 0
+LYING = Rotation.from_euler("y", 90, degrees=True).as_matrix()  # local z -> world -x
+
+
+def random_part(kind, rng, center, rotation):
+    """A part of the kind with random size, and its fcl geometry."""
+    r, h = rng.uniform(0.2, 0.8, 2)
+    if kind == HULL:
+        tables, geometry = hull_tables(rng.normal(size=(12, 3)) * 0.6)
+        return part(HULL, center=center, rotation=rotation, tables=tables), geometry
+    if kind == BOX:
+        half = rng.uniform(0.2, 0.8, 3)
+        return part(BOX, half, center, rotation), fcl.Box(*(2.0 * half))
+    geometry = {SPHERE: lambda: fcl.Sphere(r), CAPSULE: lambda: fcl.Capsule(r, 2.0 * h),
+                CYLINDER: lambda: fcl.Cylinder(r, 2.0 * h), CONE: lambda: fcl.Cone(r, 2.0 * h)}
+    size = (r, r, r) if kind == SPHERE else (r, h, 0.0)
+    return part(kind, size, center, rotation), geometry[kind]()
+
+
+@pytest.mark.parametrize("kind_a", ROUND_KINDS)
+def test_every_kind_pair_agrees_with_fcl(kind_a):
+    rng = np.random.default_rng(20 + kind_a)
+    request = fcl.DistanceRequest(enable_signed_distance=True)
+    for kind_b in ROUND_KINDS:
+        disagreements, apart, depth_errors = 0, 0, []
+        for _ in range(150):
+            ca = rng.normal(size=3)
+            cb = ca + rng.normal(size=3) * 0.8
+            Ra, Rb = Rotation.random(2, random_state=rng).as_matrix()
+            a, ga = random_part(kind_a, rng, ca, Ra)
+            b, gb = random_part(kind_b, rng, cb, Rb)
+            mine, _ = gap(a, b)
+            reference = fcl.distance(fcl.CollisionObject(ga, fcl.Transform(Ra, ca)),
+                                     fcl.CollisionObject(gb, fcl.Transform(Rb, cb)),
+                                     request, fcl.DistanceResult())
+            if abs(reference) < FCL_SLACK:
+                continue
+            disagreements += (mine < 0.0) != (reference < 0.0)
+            if reference > 0.0:
+                apart += 1
+                if not kind_a == kind_b == BOX:  # box-box gives the SAT's lower bound
+                    assert abs(mine - reference) < FCL_SLACK
+            else:
+                depth_errors.append(abs(mine - reference))
+        assert disagreements == 0, (kind_a, kind_b)
+        assert apart > 20 and len(depth_errors) > 20
+        assert max(depth_errors) < FCL_DEPTH, (kind_a, kind_b)
+
+
+def inscribed_polygon(kind, r, h, sides=720):
+    """A cylinder's or cone's inscribed polyhedron (a 720-gon prism or pyramid) as hull tables:
+    its distance to anything exceeds the true one by at most r (1 - cos(pi / sides))."""
+    angle = np.linspace(0.0, 2.0 * np.pi, sides, endpoint=False)
+    rim = np.c_[r * np.cos(angle), r * np.sin(angle), np.full(sides, -h)]
+    top = rim + np.array([0.0, 0.0, 2.0 * h]) if kind == CYLINDER else np.array([[0.0, 0.0, h]])
+    return hull_tables(np.vstack([rim, top]))[0]
+
+
+@pytest.mark.parametrize("kind", [CYLINDER, CONE])
+def test_cylinder_and_cone_gaps_match_their_inscribed_polyhedra(kind):
+    """The analytic support of the curved part against the exact polytope path (which agrees
+    with fcl to 1e-12): apart and overlapping pairs with random hulls."""
+    rng = np.random.default_rng(30 + kind)
+    r, h = 0.5, 0.4
+    polygon = inscribed_polygon(kind, r, h)
+    bound = r * (1.0 - np.cos(np.pi / 720)) + 1e-9
+    signs = set()
+    for _ in range(100):
+        Ra, Rb = Rotation.random(2, random_state=rng).as_matrix()
+        cb = rng.normal(size=3) * 0.7
+        tables, _ = hull_tables(rng.normal(size=(12, 3)) * 0.6)
+        b = part(HULL, center=cb, rotation=Rb, tables=tables)
+        curved, _ = gap(part(kind, (r, h, 0.0), (0.0, 0.0, 0.0), Ra), b)
+        flat, _ = gap(part(HULL, center=(0.0, 0.0, 0.0), rotation=Ra, tables=polygon), b)
+        lag = RIM_LAG if flat > 0.0 else 1e-7
+        assert flat - bound - lag <= curved <= flat + 1e-9
+        signs.add(curved > 0.0)
+    assert signs == {True, False}
+
+
+def segment_distance(p0, p1, q0, q1):
+    """Closed form (clamped) distance of two segments, by ternary search over the first
+    segment's parameter of the point-segment distance (a convex function of it)."""
+    def to_segment(x):
+        e = q1 - q0
+        t = np.clip(np.dot(x - q0, e) / np.dot(e, e), 0.0, 1.0)
+        return np.linalg.norm(x - q0 - t * e)
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        m1, m2 = lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0
+        if to_segment(p0 + m1 * (p1 - p0)) < to_segment(p0 + m2 * (p1 - p0)):
+            hi = m2
+        else:
+            lo = m1
+    return to_segment(p0 + lo * (p1 - p0))
+
+
+def test_capsule_and_sphere_distances_match_the_closed_form():
+    """Capsule-capsule and sphere-capsule: the distance of the core segments (or centre) minus
+    the radii, apart and overlapping, and the normal along the line of the closest points."""
+    rng = np.random.default_rng(40)
+    for _ in range(200):
+        (ra, rb), (ha, hb) = rng.uniform(0.1, 0.5, 2), rng.uniform(0.1, 0.8, 2)
+        Ra, Rb = Rotation.random(2, random_state=rng).as_matrix()
+        ca, cb = rng.normal(size=3) * 0.5, rng.normal(size=3) * 0.5
+        sphere = rng.random() < 0.3
+        ends_a = [ca] * 2 if sphere else [ca + s * ha * Ra[:, 2] for s in (-1.0, 1.0)]
+        ends_b = [cb + s * hb * Rb[:, 2] for s in (-1.0, 1.0)]
+        a = part(SPHERE, (ra, ra, ra), ca) if sphere else part(CAPSULE, (ra, ha, 0.0), ca, Ra)
+        b = part(CAPSULE, (rb, hb, 0.0), cb, Rb)
+        expected = segment_distance(*ends_a, *ends_b) - ra - rb
+        mine, _ = gap(a, b)
+        assert mine == pytest.approx(expected, abs=1e-9)
+        if -0.05 < expected < 0.05:
+            depth = contacts(a, b, 0.05)[2]
+            assert depth.max() == pytest.approx(-expected, abs=1e-9)
+
+
+def test_capsule_on_its_side_gets_two_points_at_the_right_depth():
+    point, normal, depth, _ = contacts(FLOOR, part(CAPSULE, (0.3, 0.5, 0.0), (0.1, 0.2, 0.29),
+                                                   LYING), 0.01)
+    assert len(depth) == 2
+    np.testing.assert_allclose(depth, 0.01, atol=1e-12)
+    np.testing.assert_allclose(normal, [[0.0, 0.0, 1.0]] * 2, atol=1e-12)
+    np.testing.assert_allclose(sorted(point[:, 0]), [-0.4, 0.6], atol=1e-12)  # segment ends
+    np.testing.assert_allclose(point[:, 1:], [[0.2, -0.005]] * 2, atol=1e-12)
+
+
+def test_standing_capsule_gets_one_point():
+    _, _, depth, _ = contacts(FLOOR, part(CAPSULE, (0.3, 0.5, 0.0), (0.0, 0.0, 0.79)), 0.005)
+    np.testing.assert_allclose(depth, [0.01], atol=1e-12)
+
+
+def test_standing_cylinder_gets_a_face_manifold_on_its_rim():
+    point, normal, depth, _ = contacts(FLOOR, part(CYLINDER, (0.4, 0.5, 0.0), (0.1, 0.2, 0.48)),
+                                       0.01)
+    assert len(depth) == 4
+    np.testing.assert_allclose(depth, 0.02, atol=1e-12)
+    np.testing.assert_allclose(normal, [[0.0, 0.0, 1.0]] * 4, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(point[:, :2] - [0.1, 0.2], axis=1), 0.4, atol=1e-12)
+    np.testing.assert_allclose(point[:, 2], -0.01, atol=1e-12)
+    # spread over the rim: the four points span a square of the disc's size
+    assert np.ptp(point[:, 0]) > 0.5 and np.ptp(point[:, 1]) > 0.5
+
+
+@pytest.mark.parametrize("roll", np.linspace(0.0, 2.0 * np.pi, 7))
+def test_cylinder_rolling_on_its_side_touches_along_a_line_with_the_floor_normal(roll):
+    """On a hull floor (not the box kernel) at any roll angle: two points at the ends of the
+    line below the axis, the exact floor normal, the same ids."""
+    floor = hull_part([[x, y, z] for x in (-5, 5) for y in (-5, 5) for z in (-1, 0)])
+    rotation = LYING @ Rotation.from_euler("z", roll).as_matrix()
+    point, normal, depth, feature = contacts(
+        floor, part(CYLINDER, (0.4, 0.5, 0.0), (0.1, 0.2, 0.39), rotation), 0.01)
+    np.testing.assert_allclose(normal, [[0.0, 0.0, 1.0]] * 2, atol=1e-15)
+    np.testing.assert_allclose(depth, 0.01, atol=1e-12)
+    np.testing.assert_allclose(sorted(point[:, 0]), [-0.4, 0.6], atol=1e-12)
+    np.testing.assert_allclose(point[:, 1], 0.2, atol=1e-12)
+    assert sorted(feature.tolist()) == [2 * 8, 2 * 8 + 1]  # the side line's two ends
+
+
+def cone_on_its_side(r, h, turn, apex):
+    """A cone lying on its side on z = 0 with its apex at `apex`, turned by `turn` about the
+    vertical through the apex, sunk 0.01: (centre, rotation)."""
+    slant = np.hypot(2.0 * h, r)
+    lie = Rotation.align_vectors([[0.0, 0.0, -1.0]], [[2.0 * h / slant, 0.0, r / slant]])[0]
+    rotation = (Rotation.from_euler("z", turn) * lie).as_matrix()
+    centre = np.asarray(apex, float) - rotation @ [0.0, 0.0, h] + [0.0, 0.0, -0.01]
+    return centre, rotation
+
+
+@pytest.mark.parametrize("turn", [0.0, 0.7, 2.0, 4.0])
+def test_cone_on_its_side_touches_along_a_line_from_its_apex(turn):
+    """Rolling about its apex (turned about the vertical through it): two points, one at the
+    apex, which stays put, the other at the base rim a slant length away."""
+    r, h, apex = 0.4, 0.6, np.array([0.3, -0.2, 0.0])
+    centre, rotation = cone_on_its_side(r, h, turn, apex)
+    point, normal, depth, feature = contacts(FLOOR, part(CONE, (r, h, 0.0), centre, rotation),
+                                             0.005)
+    assert len(depth) == 2
+    np.testing.assert_allclose(depth, 0.01, atol=1e-12)
+    np.testing.assert_allclose(normal, [[0.0, 0.0, 1.0]] * 2, atol=1e-12)
+    distance = np.linalg.norm(point[:, :2] - apex[:2], axis=1)
+    np.testing.assert_allclose(sorted(distance), [0.0, np.hypot(2.0 * h, r)], atol=1e-9)
+    assert sorted(feature.tolist()) == [8, 9]
+
+
+def test_barrels_side_by_side_touch_along_a_line():
+    """Two parallel cylinders (curved on curved, EPA's path): two points along the line of
+    contact, the normal square to both axes (to 1e-8: EPA's error refined away)."""
+    point, normal, depth, _ = contacts(part(CYLINDER, (0.4, 0.5, 0.0), (0.0, 0.0, 0.0), LYING),
+                                       part(CYLINDER, (0.3, 0.6, 0.0), (0.2, 0.0, 0.69), LYING),
+                                       0.01)
+    assert len(depth) == 2
+    np.testing.assert_allclose(depth, 0.01, atol=1e-9)
+    np.testing.assert_allclose(normal, [[0.0, 0.0, 1.0]] * 2, atol=1e-8)
+    np.testing.assert_allclose(sorted(point[:, 0]), [-0.4, 0.5], atol=1e-9)
+
+
+@pytest.mark.parametrize("angle", [0.0, 0.3, 1.0])
+def test_crossed_barrels_normal_is_smooth(angle):
+    """A cylinder lying square across another, on it at an angle: one point, the normal along
+    the line between their axes to 1e-8 (EPA alone is off by ~2e-5 on curved parts)."""
+    up = np.array([0.0, np.sin(angle), np.cos(angle)])
+    across = np.column_stack([[1.0, 0.0, 0.0], up, np.cross([1.0, 0.0, 0.0], up)])  # z: x × up
+    _, normal, depth, _ = contacts(part(CYLINDER, (0.4, 0.5, 0.0), (0.0, 0.0, 0.0), LYING),
+                                   part(CYLINDER, (0.3, 0.3, 0.0), 0.69 * up, across), 0.01)
+    assert len(depth) == 1
+    np.testing.assert_allclose(normal[0], up, atol=1e-8)
+    assert depth[0] == pytest.approx(0.01, abs=1e-8)
+
+
+def test_sphere_deep_in_a_hull_takes_the_nearest_face():
+    """The sphere's centre inside the hull (its core overlaps: EPA on the whole sphere)."""
+    cube = hull_part([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+    point, normal, depth, _ = contacts(cube, part(SPHERE, (0.2, 0.2, 0.2), (0.1, 0.05, 0.4)))
+    np.testing.assert_allclose(normal, [[0.0, 0.0, 1.0]], atol=1e-12)
+    np.testing.assert_allclose(depth, [0.3], atol=1e-9)  # radius + centre's depth below the top
+    np.testing.assert_allclose(point, [[0.1, 0.05, 0.35]], atol=1e-9)
+
+
+def test_box_on_a_triangle_edge_is_clipped_to_the_triangle():
+    """A TRIANGLE part (3 vertices, no face tables) under a box straddling its edge y = -2:
+    the manifold covers only the half over the triangle."""
+    triangle = np.array([[-2.0, -2.0, 0.0], [2.0, -2.0, 0.0], [0.0, 2.0, 0.0]])
+    tri = (TRIANGLE, np.zeros(3), np.zeros(3), np.eye(3), triangle, *NO_TABLES[1:])
+    point, normal, depth, feature = contacts(tri, part(BOX, (0.5, 0.5, 0.5), (0.0, -2.0, 0.49)),
+                                             0.01)
+    assert len(depth) == 4
+    np.testing.assert_allclose(depth, 0.01, atol=1e-12)
+    np.testing.assert_allclose(normal, [[0.0, 0.0, 1.0]] * 4, atol=1e-12)
+    np.testing.assert_allclose(sorted(point[:, 1]), [-2.0, -2.0, -1.5, -1.5], atol=1e-12)
+    assert len(set(feature.tolist())) == 4
+
+
+def hull_part(points, center=(0.0, 0.0, 0.0), rotation=None):
+    """A HULL part from solver.hull (merged faces) of the points."""
+    made = convex_hull(np.asarray(points, float))
+    return part(HULL, np.abs(made.vertices).max(axis=0), center, rotation,
+                (made.vertices, made.planes, made.face_start, made.face_vertices))
+
+
+@pytest.mark.parametrize("name", ["hull box", "capsule", "standing cylinder", "barrels",
+                                  "cone"])
+def test_feature_ids_are_stable_under_tiny_motions(name):
+    """The same touching features keep their ids when the pose moves by 1e-7 (m and rad)."""
+    rng = np.random.default_rng(50)
+    cube = [[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)]
+    cone_centre, cone_rotation = cone_on_its_side(0.4, 0.6, 0.5, (0.0, 0.0, 0.0))
+    scenes = {
+        "hull box": (FLOOR, lambda c, R: hull_part(cube, np.add(c, (0.0, 0.0, 0.49)), R)),
+        "capsule": (FLOOR, lambda c, R: part(CAPSULE, (0.3, 0.5, 0.0), np.add(c, (0, 0, 0.29)),
+                                             R @ LYING)),
+        "standing cylinder": (FLOOR, lambda c, R: part(CYLINDER, (0.4, 0.5, 0.0),
+                                                       np.add(c, (0.0, 0.0, 0.49)), R)),
+        "barrels": (part(CYLINDER, (0.4, 0.5, 0.0), (0.0, 0.0, 0.0), LYING),
+                    lambda c, R: part(CYLINDER, (0.3, 0.6, 0.0), np.add(c, (0.2, 0.0, 0.69)),
+                                      R @ LYING)),
+        "cone": (FLOOR, lambda c, R: part(CONE, (0.4, 0.6, 0.0), c + cone_centre,
+                                          R @ cone_rotation)),
+    }
+    base, moved = scenes[name]
+    _, _, _, first = contacts(base, moved(np.zeros(3), np.eye(3)), 0.01)
+    assert len(first) >= 2
+    for _ in range(20):
+        turn = Rotation.from_rotvec(rng.normal(scale=1e-7, size=3)).as_matrix()
+        _, _, _, ids = contacts(base, moved(rng.normal(scale=1e-7, size=3), turn), 0.01)
+        assert sorted(ids.tolist()) == sorted(first.tolist())
