@@ -165,10 +165,10 @@ def _manifold(a, pa, fsa, fva, b, pb, fsb, fvb, sep, n, wa, wb, margin,
     if (gap_b > best + slack) if ref == 1 else (gap_b >= sep - slack):
         ref, best = 2, gap_b
     if ref == 1:
-        written = _clip_contacts(a, pa, fsa, fva, b, pb, fsb, fvb, face_a, False, margin,
+        written = face_contacts(a, pa, fsa, fva, b, pb, fsb, fvb, face_a, False, margin,
                                  point, normal, depth, feature, k)
     elif ref == 2:
-        written = _clip_contacts(b, pb, fsb, fvb, a, pa, fsa, fva, face_b, True, margin,
+        written = face_contacts(b, pb, fsb, fvb, a, pa, fsa, fva, face_b, True, margin,
                                  point, normal, depth, feature, k)
     else:
         written = _line_contacts(a, pa, fsa, fva, b, pb, fsb, fvb, n, margin, scale,
@@ -195,7 +195,7 @@ def _manifold(a, pa, fsa, fva, b, pb, fsb, fvb, sep, n, wa, wb, margin,
 
 
 @njit(cache=True)
-def _tangents(n, t1, t2):
+def tangents(n, t1, t2):
     """Unit t1, t2 with t1 × t2 = n (n unit)."""
     if abs(n[0]) < 0.57735:
         t1[0], t1[1], t1[2] = 0.0, n[2], -n[1]
@@ -210,10 +210,14 @@ def _tangents(n, t1, t2):
 
 
 @njit(cache=True)
-def _clip_contacts(ref, rp, rfs, rfv, inc, ip, ifs, ifv, face, ref_is_b, margin,
-                   point, normal, depth, feature, k):
+def face_contacts(ref, rp, rfs, rfv, inc, ip, ifs, ifv, face, ref_is_b, margin,
+                  point, normal, depth, feature, k):
     """Reference face of `ref` with outward normal `face`: clip the facing feature of `inc`
-    against its side planes, in the face's plane coordinates (u, v, w = height above it)."""
+    against its side planes, in the face's plane coordinates (u, v, w = height above it);
+    returns the count written from row k (0 when nothing is within the margin). Parts are
+    (kind, size, c, R, vertices) with their planes, face_start, face_vertices after them;
+    ref_is_b says the reference part is the pair's b (normals then run -face). Public for
+    mesh_contacts, which forces a triangle's face as the reference at inactive edges."""
     ref_points = np.empty((MAX_FEATURE, 3))
     ref_ids = np.empty(MAX_FEATURE, np.int64)
     n_ref = face_feature(ref[0], ref[1], ref[2], ref[3], ref[4], rp, rfs, rfv, face,
@@ -226,7 +230,7 @@ def _clip_contacts(ref, rp, rfs, rfv, inc, ip, ifs, ifv, face, ref_is_b, margin,
     n_inc = face_feature(inc[0], inc[1], inc[2], inc[3], inc[4], ip, ifs, ifv, down,
                          inc_points, inc_ids)
     t1, t2 = np.empty(3), np.empty(3)
-    _tangents(face, t1, t2)
+    tangents(face, t1, t2)
     origin = ref_points[0]
     # the reference polygon's rim in (u, v), and the incident feature in (u, v, w)
     rim = np.empty((n_ref, 2))
