@@ -422,3 +422,8 @@ def _line_contacts(a, pa, fsa, fva, b, pb, fsb, fvb, n, margin, scale,
         feature[k + written] = _feature_id(3, False, payload)
         written += 1
     return written
+
+
+# The old private names, until mesh_contacts (committed importing them) imports the public ones.
+_clip_contacts = face_contacts
+_tangents = tangents
