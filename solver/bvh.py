@@ -35,7 +35,9 @@ def build_bvh(vertices: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, 
     corners = vertices[triangles]  # (T, 3, 3)
     centroids = corners.sum(axis=1) / 3.0
     low, high = centroids.min(axis=0), centroids.max(axis=0)
-    scale = ((1 << _BITS) - 1) / np.maximum(high - low, 1e-300)
+    # one scale for all axes: cubic cells, so a flat terrain's small height range does not
+    # split space as finely as its width (which would pair far-apart triangles in leaves)
+    scale = ((1 << _BITS) - 1) / max(float(np.max(high - low)), 1e-300)
     cells = np.minimum(((centroids - low) * scale).astype(np.int64), (1 << _BITS) - 1)
     codes = _morton(cells)
     order = np.argsort(codes, kind="stable")

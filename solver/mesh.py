@@ -1,9 +1,8 @@
 """A triangle mesh ready for collision: checked input, face normals, active edges and its BVH.
 
 Meshes are the ground bodies move on (terrain, bowls, ramps, walls): static or kinematic, never
-dynamic, so they need no volume or inertia and may be open or one-sided. Triangles collide from
-the front only (counter-clockwise seen from the side bodies are on): a body whose centre is
-behind a triangle's plane ignores that triangle, so a thin floor cannot push a body through it.
+dynamic, so they need no volume or inertia and may be open, with normals either way: triangles
+collide on both sides (each from the side a body's centre is on, see mesh_contacts).
 """
 
 from dataclasses import dataclass
@@ -24,7 +23,8 @@ class Mesh:
     """A prepared mesh in its own frame; the arrays are what `mesh_contacts` takes.
 
     vertices (V, 3) float64; triangles (T, 3) int64 in BVH order (leaf by leaf);
-    normals (T, 3) unit face normals; edges (T,) int64 active-edge flags (mesh_edges);
+    normals (T, 3) unit face normals; edges (T,) int64 active-edge flags of both sides
+    (mesh_edges);
     bounds (N, 6) and links (N, 2) the BVH nodes (bvh); source (T,) each triangle's index in
     the input; dropped: how many input triangles were degenerate and left out.
     """

@@ -1,13 +1,15 @@
 """Contacts of a convex part against a triangle mesh, compiled.
 
 The BVH gives the triangles whose boxes overlap the part's box (grown by the margin); those
-whose plane the part is behind or farther from than the margin are skipped. Each other one is
-collided as a flat convex part (convex_contacts; a sphere by its exact closest point), and
-contacts whose normal comes from an inactive edge or vertex (mesh_edges) are replaced by those
-with the triangle's face as the reference face. Points found twice (a corner above a shared
-vertex) are kept once, and the pair's points are reduced to MAX_MANIFOLD. Everything is
-computed in the mesh's frame, so the triangles are never moved; results are in world
-coordinates.
+whose plane the part is farther from than the margin are skipped. Triangles are two-sided: each
+counts from the side the part's centre is on (its face normal and that side's edge flags), as
+Blender's own Mesh shape does, so an open bowl or terrain works whichever way its normals
+point. Each triangle within reach is collided as a flat convex part (convex_contacts; a sphere
+by its exact closest point), and contacts whose normal comes from an inactive edge or vertex
+(mesh_edges) are replaced by those with the triangle's face as the reference face. Points found
+twice (a corner above a shared vertex) are kept once, and the pair's points are reduced to
+MAX_MANIFOLD. Everything is computed in the mesh's frame, so the triangles are never moved;
+results are in world coordinates.
 """
 
 import math
@@ -16,13 +18,11 @@ import numpy as np
 from numba import njit
 
 from .bvh import query
-from .convex_manifold import _clip_contacts as face_contacts
-from .convex_manifold import _tangents as tangents
-from .convex_manifold import convex_contacts
+from .convex_manifold import convex_contacts, face_contacts, tangents
 from .manifold import MAX_MANIFOLD, reduce_manifold
 from .mesh_edges import FACE, closest_point, region_active
 from .shapes import BOX, CAPSULE, HULL, SPHERE, TRIANGLE
-from .support import NO_FACE_START, NO_FACE_VERTICES, NO_PLANES, extent
+from .support import NO_FACE_START, NO_FACE_VERTICES, NO_PLANES
 
 # Feature ids: (triangle << TRIANGLE_SHIFT) | local id of the triangle's contact (SHAPES.md).
 TRIANGLE_SHIFT = 24
@@ -72,26 +72,32 @@ def mesh_contacts(vertices, triangles, normals, edges, bounds, links, cm, Rm,
     cd, cf = np.empty(room), np.empty(room, np.int64)
     tp, tn = np.empty((MAX_MANIFOLD, 3)), np.empty((MAX_MANIFOLD, 3))
     td, tf = np.empty(MAX_MANIFOLD), np.empty(MAX_MANIFOLD, np.int64)
-    scratch, down = np.empty(3), np.empty(3)
+    scratch, face = np.empty(3), np.empty(3)
     tolerance = SAME_POINT * max(half[0], max(half[1], half[2]))
     held = 0
     for m in range(found):
         t = near[m]
         v0 = triangles[t, 0]
+        # the side of the triangle the part's centre is on: its face normal and edge flags
         plane, height = 0.0, 0.0
         for i in range(3):
             plane += normals[t, i] * vertices[v0, i]
             height += normals[t, i] * local_c[i]
-            down[i] = -normals[t, i]
-        if height < plane:  # the part's centre is behind this one-sided triangle
-            continue
-        if -extent(kind, size, local_c, local_R, hull_vertices, down) - plane > margin:
+        side = 1.0 if height >= plane else -1.0
+        flags = edges[t] & 7 if side > 0.0 else edges[t] >> 3
+        for i in range(3):
+            face[i] = side * normals[t, i]
+        reach = half[0] if kind == SPHERE else 0.0  # of the part's box along the normal
+        for i in range(3 if kind != SPHERE else 0):
+            reach += half[i] * abs(face[0] * local_R[0, i] + face[1] * local_R[1, i]
+                                   + face[2] * local_R[2, i])
+        if side * (height - plane) - reach > margin:
             continue  # the whole part is farther from the triangle's plane than the margin
         if kind == SPHERE:
-            count = _sphere_triangle(vertices, triangles, normals, edges, t, local_c, size[0],
+            count = _sphere_triangle(vertices, triangles, t, face, flags, local_c, size[0],
                                      margin, tp, tn, td, tf, scratch)
         else:
-            count = _convex_triangle(vertices, triangles, normals, edges, t, kind, size,
+            count = _convex_triangle(vertices, triangles, t, face, flags, kind, size,
                                      local_c, local_R, hull_vertices, hull_planes, face_start,
                                      face_vertices, margin, tp, tn, td, tf, local_I, scratch)
         for q in range(count):
@@ -129,11 +135,12 @@ def _half_extents(kind, size):
 
 
 @njit(cache=True)
-def _sphere_triangle(vertices, triangles, normals, edges, t, center, radius, margin,
+def _sphere_triangle(vertices, triangles, t, face, flags, center, radius, margin,
                      tp, tn, td, tf, nearest):
     """At most one contact of a sphere with triangle t (mesh frame), written to row 0: along
     the line from the triangle's nearest point to the centre if that is on an active edge or
-    vertex, else along the face normal (the sphere meets the plane)."""
+    vertex (flags: of the side facing the sphere), else along the face normal of that side
+    (face, unit), where the sphere meets the plane, if the centre is over the triangle."""
     region = closest_point(vertices, triangles, t, center, nearest)
     dist = 0.0
     for i in range(3):
@@ -141,15 +148,25 @@ def _sphere_triangle(vertices, triangles, normals, edges, t, center, radius, mar
     dist = math.sqrt(dist)
     if not dist <= radius + margin:
         return 0
-    if region != FACE and region_active(edges[t], region) and dist > 0.0:
+    if region != FACE and region_active(flags, region) and dist > 0.0:
         for i in range(3):
             tn[0, i] = (center[i] - nearest[i]) / dist
     else:
         dist = 0.0
         v0 = triangles[t, 0]
         for i in range(3):
-            dist += normals[t, i] * (center[i] - vertices[v0, i])
-            tn[0, i] = normals[t, i]
+            dist += face[i] * (center[i] - vertices[v0, i])
+            tn[0, i] = face[i]
+        # the face normal is this triangle's to give only if the centre is over it; past an
+        # inactive edge the neighbour (the one under the centre) gives the contact
+        for i in range(3):
+            tp[0, i] = center[i] - dist * face[i]
+        closest_point(vertices, triangles, t, tp[0], nearest)
+        off = 0.0
+        for i in range(3):
+            off += (nearest[i] - tp[0, i]) ** 2
+        if off > (SAME_POINT * radius) ** 2:
+            return 0
         region = FACE
     td[0] = radius - dist
     if not td[0] >= -margin:
@@ -161,11 +178,12 @@ def _sphere_triangle(vertices, triangles, normals, edges, t, center, radius, mar
 
 
 @njit(cache=True)
-def _convex_triangle(vertices, triangles, normals, edges, t, kind, size, c, R, hull_vertices,
+def _convex_triangle(vertices, triangles, t, face, flags, kind, size, c, R, hull_vertices,
                      hull_planes, face_start, face_vertices, margin, tp, tn, td, tf, identity,
                      scratch):
     """Contacts of the part with triangle t (mesh frame), normal from the triangle, written
-    from row 0; returns the count.
+    from row 0; returns the count. face (3,) is the unit face normal of the side facing the
+    part and flags that side's edge flags.
 
     convex_contacts collides the triangle as a part (centred on its centroid, where its
     coordinates are smallest). Its normal stands if it is the face normal or if the triangle's
@@ -173,16 +191,15 @@ def _convex_triangle(vertices, triangles, normals, edges, t, kind, size, c, R, h
     where a lone triangle's edge axis would tilt the normal) the triangle's face is made the
     reference face and the part's facing feature is clipped against it instead.
     """
-    centre, local, no_size, face = np.empty(3), np.empty((3, 3)), np.zeros(3), np.empty(3)
+    centre, local, no_size = np.empty(3), np.empty((3, 3)), np.zeros(3)
     for i in range(3):
         centre[i] = (vertices[triangles[t, 0], i] + vertices[triangles[t, 1], i]
                      + vertices[triangles[t, 2], i]) / 3.0
-        face[i] = normals[t, i]
     for v in range(3):
         for i in range(3):
             local[v, i] = vertices[triangles[t, v], i] - centre[i]
     # With no active edge every normal but the face's would be replaced: go straight there.
-    own = edges[t] != 0
+    own = flags != 0
     count = 0
     if own:
         count = convex_contacts(TRIANGLE, no_size, centre, identity, local, NO_PLANES,
@@ -195,7 +212,7 @@ def _convex_triangle(vertices, triangles, normals, edges, t, kind, size, c, R, h
         for i in range(3):
             scratch[i] = tp[q, i] + 0.5 * td[q] * tn[q, i]  # the triangle's point
         region = closest_point(vertices, triangles, t, scratch, scratch)
-        if region == FACE or not region_active(edges[t], region):
+        if region == FACE or not region_active(flags, region):
             own = False
     if own:
         return count
@@ -259,5 +276,5 @@ def reduce_points(points, normals, depths, keep, tolerance):
         for i in range(3):
             flat[q, 0] += points[q, i] * t1[i]
             flat[q, 1] += points[q, i] * t2[i]
-    reduce_manifold(flat, rank, keep)
+    reduce_manifold(flat, rank, keep, 0.0)
 

@@ -9,8 +9,10 @@ normal comes from that edge (or from a vertex whose two edges in that triangle a
 takes the triangle's face normal instead. Boundary edges and edges shared by more than two
 triangles stay active.
 
-Edge e of a triangle runs from its vertex e to vertex (e + 1) % 3; bit e of the triangle's flags
-is set when that edge is active.
+Triangles collide on both sides, and a fold convex seen from the front is concave seen from the
+back, so each side has its own flags. Edge e of a triangle runs from its vertex e to vertex
+(e + 1) % 3; bit e of the triangle's flags is set when that edge is active seen from the front
+(the side its normal points to, counter-clockwise), bit 3 + e when seen from the back.
 """
 
 import math
@@ -29,12 +31,13 @@ VERTEX = 4  # VERTEX + i: at vertex i
 
 def active_edges(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray,
                  angle: float = ACTIVE_ANGLE) -> np.ndarray:
-    """(T,) int64 flags, bit e set when edge e of that triangle is active (see above).
+    """(T,) int64 flags, bit e (front) and bit 3 + e (back) set when edge e of that triangle is
+    active (see above).
 
     vertices (V, 3), triangles (T, 3) int, normals (T, 3) unit face normals (counter-clockwise
     seen from the front). A neighbour wound the other way is compared by its flipped normal;
-    whether a fold is convex is decided by the neighbour's opposite vertex lying behind this
-    triangle's plane.
+    whether a fold is convex from the front is decided by the neighbour's opposite vertex lying
+    behind this triangle's plane.
     """
     count = len(triangles)
     start = triangles.reshape(-1)  # half-edge h = 3 t + e runs start[h] -> end[h]
@@ -44,8 +47,9 @@ def active_edges(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarra
     sorted_key = key[order]
     run_start = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]])
     run_length = np.diff(np.r_[run_start, len(key)])
-    flags = np.zeros(3 * count, np.int64)
-    flags[order[np.repeat(run_length != 2, run_length)]] = 1  # boundary or non-manifold
+    front = np.zeros(3 * count, bool)
+    front[order[np.repeat(run_length != 2, run_length)]] = True  # boundary or non-manifold
+    back = front.copy()
     first = order[run_start[run_length == 2]]
     second = order[run_start[run_length == 2] + 1]
     for this, other in ((first, second), (second, first)):
@@ -54,9 +58,10 @@ def active_edges(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarra
         height = np.einsum("ij,ij->i", normals[t], opposite - vertices[start[this]])
         same_winding = start[this] != start[other]
         bend = np.einsum("ij,ij->i", normals[t], normals[u]) * np.where(same_winding, 1.0, -1.0)
-        convex = height < 0.0
-        flags[this] = convex & (bend < math.cos(angle))
-    bits = flags.reshape(count, 3) << np.arange(3)
+        sharp = bend < math.cos(angle)
+        front[this] = sharp & (height < 0.0)
+        back[this] = sharp & (height > 0.0)
+    bits = np.c_[front.reshape(count, 3), back.reshape(count, 3)] << np.arange(6)
     return bits.sum(axis=1).astype(np.int64)
 
 
@@ -106,8 +111,9 @@ def closest_point(vertices, triangles, t, p, out):
 
 @njit(cache=True)
 def region_active(flags, region):
-    """May a contact in this region of a triangle (with these edge flags) keep its own normal?
-    The face always; an edge if it is active; a vertex if either of its two edges is."""
+    """May a contact in this region of a triangle keep its own normal, given the flags of the
+    side it is on (3 bits, bit e = edge e)? The face always; an edge if it is active; a vertex
+    if either of its two edges is."""
     if region == FACE:
         return True
     if region < VERTEX:

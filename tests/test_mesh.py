@@ -104,7 +104,8 @@ def test_bvh_query_matches_brute_force(seed):
 
 def test_bvh_nodes_enclose_their_triangles():
     """Each leaf box is the union of its triangles' boxes, each inner box that of its children;
-    the ranges of the leaves tile the triangle order exactly once."""
+    the ranges of the leaves tile the triangle order exactly once; on a wide bumpy floor leaves
+    stay a few cells wide (a thin height range must not split space like the width does)."""
     rng = np.random.default_rng(7)
     vertices, triangles = grid(30, 17, rng=rng)
     vertices[:, 2] = rng.normal(size=len(vertices)) * 0.1
@@ -122,6 +123,9 @@ def test_bvh_nodes_enclose_their_triangles():
                                                               children[:, 3:].max(0)])
             assert first > node
     assert np.all(covered == 1)
+    leaves = links[:, 1] > 0
+    width = (bounds[leaves, 3:5] - bounds[leaves, :2]).max(axis=0)
+    assert np.all(width <= 4 * np.array([10.0 / 30, 10.0 / 17]) + 1e-12)
 
 
 # --- input checks ------------------------------------------------------------------------
@@ -166,20 +170,23 @@ def test_flat_floor_has_only_its_rim_active():
         for e in range(3):
             a, b = corners[t, e], corners[t, (e + 1) % 3]
             on_rim = any(a[i] == b[i] and abs(a[i]) == 5.0 for i in range(2))
-            assert bool(mesh.edges[t] >> e & 1) == on_rim
+            assert bool(mesh.edges[t] >> e & 1) == on_rim  # seen from the front
+            assert bool(mesh.edges[t] >> (3 + e) & 1) == on_rim  # and from the back
 
 
 def test_fold_edges_active_only_when_convex_and_sharp():
-    """Two triangles sharing the edge x = 0 of the floor, the second folded up (concave) or
-    down (convex) by an angle: the shared edge is active only for a convex fold beyond 5°."""
-    for angle, active in ((-30.0, True), (-10.0, True), (-2.0, False), (2.0, False),
-                          (30.0, False)):
+    """Two triangles sharing the edge x = 0 of the floor, the second folded down or up by an
+    angle: the shared edge is active from the front only for a convex fold (down) beyond 5°,
+    and from the back only for a fold up beyond 5° (convex seen from below)."""
+    for angle, front, back in ((-30.0, True, False), (-10.0, True, False), (-2.0, False, False),
+                               (2.0, False, False), (10.0, False, True), (30.0, False, True)):
         rise = np.tan(np.radians(angle))
         vertices = [[-1, -1, 0], [0, -1, 0], [0, 1, 0], [-1, 1, 0], [1, 0, rise]]
         mesh = prepare_mesh(vertices, [[0, 1, 2], [0, 2, 3], [1, 4, 2]])
         shared = [np.flatnonzero(mesh.source == t)[0] for t in (0, 2)]
         for t, e in zip(shared, (1, 2), strict=True):  # the edge 1-2 in each triangle
-            assert bool(mesh.edges[t] >> e & 1) == active, angle
+            assert bool(mesh.edges[t] >> e & 1) == front, angle
+            assert bool(mesh.edges[t] >> (3 + e) & 1) == back, angle
 
 
 # --- contacts ----------------------------------------------------------------------------
@@ -246,9 +253,37 @@ def test_sphere_in_bowl_touches_the_facet_under_it_with_normal_to_centre():
         assert np.all(np.einsum("ij,ij->i", normal, towards) > np.cos(facet))
 
 
-def test_sphere_behind_a_one_sided_floor_gets_nothing():
-    mesh = prepare_mesh(*grid(4, 4))
-    assert len(contacts(mesh, SPHERE, [0.1] * 3, [0.3, 0.2, -0.05], margin=0.1)[2]) == 0
+def test_sphere_at_the_floor_rim_keeps_the_edge_normal():
+    """The floor's boundary edges are active: a sphere beside the rim, touching its edge,
+    gets the normal from the edge to its centre (45° here), not the face normal."""
+    mesh = prepare_mesh(*grid(25, 20, rng=np.random.default_rng(2)))
+    r = 0.1
+    for y in np.linspace(-4.0, 4.0, 9):
+        offset = (r - 1e-4) / np.sqrt(2.0)
+        _, normal, depth, _ = contacts(mesh, SPHERE, [r] * 3, [5.0 + offset, y, offset])
+        assert len(depth) == 1
+        np.testing.assert_allclose(normal[0], [np.sqrt(0.5), 0.0, np.sqrt(0.5)], atol=1e-12)
+        np.testing.assert_allclose(depth[0], 1e-4, atol=1e-12)
+
+
+def test_triangles_collide_on_both_sides():
+    """The floor flipped (normals -z) still holds a sphere and a box up, and a sphere under the
+    floor is pushed down: each triangle counts from the side the part is on."""
+    vertices, triangles = grid(25, 20, rng=np.random.default_rng(2))
+    flipped = prepare_mesh(vertices, triangles[:, ::-1])
+    assert np.all(flipped.normals[:, 2] == -1.0)
+    rng = np.random.default_rng(14)
+    for x, y in rng.uniform(-4.4, 4.4, (50, 2)):
+        for z, up in ((0.099, 1.0), (-0.099, -1.0)):
+            _, normal, depth, _ = contacts(flipped, SPHERE, [0.1] * 3, [x, y, z])
+            assert len(depth) == 1
+            np.testing.assert_allclose(normal[0], [0.0, 0.0, up], atol=1e-12)
+            np.testing.assert_allclose(depth[0], 0.001, atol=1e-12)
+        half = np.array([0.3, 0.2, 0.1])
+        _, normal, depth, _ = contacts(flipped, BOX, half, [x, y, 0.099], _yaw(x), margin=0.01)
+        assert len(depth) == 4
+        np.testing.assert_allclose(normal, np.tile([0.0, 0.0, 1.0], (4, 1)), atol=1e-12)
+        np.testing.assert_allclose(depth, 0.001, atol=1e-12)
 
 
 def test_posed_mesh_contacts_are_in_world_coordinates():
