@@ -44,6 +44,7 @@ from .constraints import (
     warm_start,
 )
 from .contacts import Contacts, find_contacts
+from .impact import advance_to_impact
 from .integrate import integrate_positions, integrate_velocities
 from .kinematic import Paths, rotation_rate
 from .materials import check_rule
@@ -194,11 +195,13 @@ class World:
                 break  # everything sleeps: nothing moves this frame
             integrate_velocities(b.velocity, b.angular_velocity, b.inverse_mass, b.drag, b.lift,
                                  b.linear_damping, b.angular_damping, awake, self.gravity, h)
-            pseudo = _NO_PUSH
+            pseudo, left = _NO_PUSH, 1.0  # left: the part of the substep each body moves
             if len(rows):
                 world_inverse = b.world_inverse_inertia(rotations)
                 prepare(contacts, rows, b.position, b.inverse_mass, world_inverse)
                 if self.method == "impulse":
+                    left = advance_to_impact(contacts, rows, b, rotations, world_inverse,
+                                             self.gravity, h)
                     pseudo = self._solve_impulses(contacts, rows, h)
                     resist_rolling(rows, contacts.a, contacts.b, contacts.points, contacts.point,
                                    contacts.normal, contacts.normal_impulse, b.position,
@@ -207,8 +210,9 @@ class World:
                     self._apply_springs(contacts, rows, h)
             self._push_out_work += integrate_positions(
                 b.position, b.orientation, b.velocity, b.angular_velocity, b.inertia,
-                b.inverse_inertia, b.mass, awake, h * self._first_contact(awake, rotations, h),
-                pseudo[0], pseudo[1], self.gravity)
+                b.inverse_inertia, b.mass, awake,
+                h * left * self._first_contact(awake, rotations, h), pseudo[0], pseudo[1],
+                self.gravity)
             self._set_kinematic_poses(target)
             linalg.matrices(b.orientation, rotations)
             self._record(contacts, rows)
