@@ -36,7 +36,7 @@ from . import manifold
 from .gjk import part_scale, separation
 from .sat import FACE_PREFERENCE_ABSOLUTE, FACE_PREFERENCE_RELATIVE, sat_pair
 from .shapes import BOX, SPHERE
-from .support import ID_MASK, MAX_FEATURE, best_face, extent, face_feature, support
+from .support import ID_MASK, MAX_FEATURE, face_feature, face_gaps, gap_along, support
 
 MAX_MANIFOLD = manifold.MAX_MANIFOLD
 # Apart pairs take a face normal only when its gap equals GJK's distance to this (relative and
@@ -79,7 +79,7 @@ def convex_contacts(kind_a, size_a, ca, Ra, va, pa, fsa, fva, kind_b, size_b, cb
     a = (kind_a, size_a, ca, Ra, va)
     b = (kind_b, size_b, cb, Rb, vb)
     n, wa, wb = np.empty(3), np.empty(3), np.empty(3)
-    sep = separation(a, b, margin, n, wa, wb)
+    sep = separation(a, b, margin, FACE_PREFERENCE_RELATIVE, pa, pb, n, wa, wb)
     if not sep <= margin:
         return 0
     return _manifold(a, pa, fsa, fva, b, pb, fsb, fvb, sep, n, wa, wb, margin,
@@ -100,11 +100,11 @@ def convex_gap(kind_a, size_a, ca, Ra, va, pa, fsa, fva, kind_b, size_b, cb, Rb,
     a = (kind_a, size_a, ca, Ra, va)
     b = (kind_b, size_b, cb, Rb, vb)
     wa, wb, face_a, face_b = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    separation(a, b, math.inf, direction, wa, wb)
-    best = _gap(a, b, direction)
+    separation(a, b, math.inf, 0.0, pa, pb, direction, wa, wb)
+    best = gap_along(a, b, direction)
     # The nearest face normals give lower bounds too, exact for a face contact, where GJK's
     # direction can trail by ~1e-5 (a curved rim nearly parallel to a face).
-    gap_a, gap_b = _face_gaps(a, pa, b, pb, direction, face_a, face_b)
+    gap_a, gap_b = face_gaps(a, pa, b, pb, direction, face_a, face_b)
     if gap_a > best:
         best = gap_a
         for i in range(3):
@@ -114,33 +114,6 @@ def convex_gap(kind_a, size_a, ca, Ra, va, pa, fsa, fva, kind_b, size_b, cb, Rb,
         for i in range(3):
             direction[i] = -face_b[i]
     return best
-
-
-@njit(cache=True)
-def _face_gaps(a, pa, b, pb, n, face_a, face_b):
-    """(gap along face_a, gap along -face_b): face_a the outward normal of A's face most
-    aligned with n, face_b that of B's face most aligned with -n (-inf without faces)."""
-    m = np.empty(3)
-    gap_a, gap_b = -math.inf, -math.inf
-    if best_face(a[0], a[1], a[3], a[4], pa, n, face_a) > -math.inf:
-        gap_a = _gap(a, b, face_a)
-    for i in range(3):
-        m[i] = -n[i]
-    if best_face(b[0], b[1], b[3], b[4], pb, m, face_b) > -math.inf:
-        for i in range(3):
-            m[i] = -face_b[i]
-        gap_b = _gap(a, b, m)
-    return gap_a, gap_b
-
-
-@njit(cache=True)
-def _gap(a, b, n):
-    """The gap of the parts along the unit direction n (a -> b): min over B of n·x minus max
-    over A, a lower bound of their distance (minus the overlap along n when negative)."""
-    m = np.empty(3)
-    for i in range(3):
-        m[i] = -n[i]
-    return -extent(b[0], b[1], b[2], b[3], b[4], m) - extent(a[0], a[1], a[2], a[3], a[4], n)
 
 
 @njit(cache=True)
@@ -158,7 +131,7 @@ def _manifold(a, pa, fsa, fva, b, pb, fsb, fvb, sep, n, wa, wb, margin,
     else:
         slack = FACE_PREFERENCE_RELATIVE * -sep + FACE_PREFERENCE_ABSOLUTE * scale
     face_a, face_b, m = np.empty(3), np.empty(3), np.empty(3)
-    gap_a, gap_b = _face_gaps(a, pa, b, pb, n, face_a, face_b)
+    gap_a, gap_b = face_gaps(a, pa, b, pb, n, face_a, face_b)
     ref, best = 0, sep
     if gap_a >= sep - slack:
         ref, best = 1, gap_a
@@ -422,8 +395,3 @@ def _line_contacts(a, pa, fsa, fva, b, pb, fsb, fvb, n, margin, scale,
         feature[k + written] = _feature_id(3, False, payload)
         written += 1
     return written
-
-
-# The old private names, until mesh_contacts (committed importing them) imports the public ones.
-_clip_contacts = face_contacts
-_tangents = tangents

@@ -25,8 +25,9 @@ import math
 import numpy as np
 from numba import njit
 
+from .sat import FACE_PREFERENCE_ABSOLUTE
 from .shapes import CONE, CYLINDER
-from .support import core_radius, support
+from .support import core_radius, face_gaps, support
 
 GJK_TOLERANCE = 1e-10  # relative: stop when the lower bound is within this of |v|
 MAX_GJK = 64
@@ -314,13 +315,14 @@ def _grow_simplex(a, b, scale, W, SA, SB, count):
 
 
 @njit(cache=True)
-def epa(a, b, scale, W0, SA0, SB0, count, normal, wa, wb):
+def epa(a, b, scale, W0, SA0, SB0, count, stop, normal, wa, wb):
     """Penetration depth of the cores of parts that overlap (GJK returned 0 with its simplex):
     returns the depth and writes the unit normal from a to b along which B's core leaves A's by
     that depth, and the deepest core points wa on A and wb on B. Returns -1 for a flat
     difference (no tetrahedron). The whole parts overlap by that plus their radii along the
     same normal (D's boundary is the cores' moved out by the sum of the radii), so a sphere or
-    capsule needs no EPA on its curved surface."""
+    capsule needs no EPA on its curved surface. Stops early, returning -2, once the depth is
+    known to be at least `stop` (the nearest face's distance is a lower bound of it)."""
     W, SA, SB = np.empty((_MAX_VERTICES, 3)), np.empty((_MAX_VERTICES, 3)), np.empty(
         (_MAX_VERTICES, 3))
     for q in range(count):
@@ -352,6 +354,8 @@ def epa(a, b, scale, W0, SA0, SB0, count, normal, wa, wb):
         for f in range(n_faces):
             if alive[f] and dist[f] < best_dist:
                 best, best_dist = f, dist[f]
+        if best_dist >= stop:
+            return -2.0
         for i in range(3):
             d[i] = normals[best, i]
         _difference(a, b, d, False, pa, pb, w, local)
@@ -455,18 +459,45 @@ def _core_distance(a, b, cutoff, scale, W, SA, SB, normal, wa, wb):
 
 
 @njit(cache=True)
-def separation(a, b, cutoff, normal, wa, wb):
+def separation(a, b, cutoff, preference, pa, pb, normal, wa, wb):
     """Signed distance of parts a and b: > 0 apart (exact to GJK_TOLERANCE), < 0 minus the
     penetration depth; writes the unit normal from a to b and the closest (or deepest) points
     wa on A's surface and wb on B's. Pairs further apart than cutoff return a lower bound above
-    it and nothing else."""
+    it and nothing else. pa, pb are the parts' face planes (hulls).
+
+    Overlapping parts first measure the overlap along two candidate faces (A's facing B's
+    centre, B's facing A's): once EPA's lower bound shows that no direction beats the better
+    one by more than `preference` (sat.py's face tolerance, as a fraction; 0 = to EPA's
+    tolerance), that face is the answer, so resting contact on a face costs a few EPA steps."""
     scale = min(part_scale(a[0], a[1], a[4]), part_scale(b[0], b[1], b[4]))
     W, SA, SB = np.empty((4, 3)), np.empty((4, 3)), np.empty((4, 3))
     distance, count = _core_distance(a, b, cutoff, scale, W, SA, SB, normal, wa, wb)
-    if count == 0 or distance + core_radius(a[0], a[1]) + core_radius(b[0], b[1]) > 0.0:
-        return distance
     ra, rb = core_radius(a[0], a[1]), core_radius(b[0], b[1])
-    depth = epa(a, b, scale, W, SA, SB, count, normal, wa, wb)
+    if count == 0 or distance + ra + rb > 0.0:
+        return distance
+    face, face_a, face_b = np.empty(3), np.empty(3), np.empty(3)
+    for i in range(3):
+        face[i] = b[2][i] - a[2][i]
+    length = math.sqrt(_dot(face, face))
+    for i in range(3):
+        face[i] = face[i] / length if length > 0.0 else (1.0 if i == 2 else 0.0)
+    gap_a, gap_b = face_gaps(a, pa, b, pb, face, face_a, face_b)
+    target = -max(gap_a, gap_b)  # the smaller overlap along the two faces
+    for i in range(3):
+        face[i] = face_a[i] if gap_a >= gap_b else -face_b[i]
+    slack = EPA_TOLERANCE * scale
+    if preference > 0.0:
+        slack += preference * target + FACE_PREFERENCE_ABSOLUTE * scale
+    depth = epa(a, b, scale, W, SA, SB, count, target - ra - rb - slack, normal, wa, wb)
+    if depth == -2.0:
+        local = np.empty(3)
+        for i in range(3):
+            normal[i] = face[i]
+        support(a[0], a[1], a[2], a[3], a[4], face, True, local, wa)
+        for i in range(3):
+            face[i] = -face[i]
+        support(b[0], b[1], b[2], b[3], b[4], face, True, local, wb)
+        return -target
     if depth < 0.0:  # D is flat: touching in a plane; the centres give the direction
         depth = 0.0
         for i in range(3):

@@ -272,3 +272,30 @@ def _disc(r, z, up, first_id, local, ids):
         local[q, 0], local[q, 1], local[q, 2] = r * math.cos(angle), r * math.sin(angle), z
         ids[q] = first_id + q
     return DISC
+
+
+@njit(cache=True)
+def gap_along(a, b, n):
+    """The gap of the parts along the unit direction n (a -> b): min over B of n·x minus max
+    over A, a lower bound of their distance (minus the overlap along n when negative)."""
+    m = np.empty(3)
+    for i in range(3):
+        m[i] = -n[i]
+    return -extent(b[0], b[1], b[2], b[3], b[4], m) - extent(a[0], a[1], a[2], a[3], a[4], n)
+
+
+@njit(cache=True)
+def face_gaps(a, pa, b, pb, n, face_a, face_b):
+    """(gap along face_a, gap along -face_b): face_a the outward normal of A's face most
+    aligned with n, face_b that of B's face most aligned with -n (-inf without faces)."""
+    m = np.empty(3)
+    gap_a, gap_b = -math.inf, -math.inf
+    if best_face(a[0], a[1], a[3], a[4], pa, n, face_a) > -math.inf:
+        gap_a = gap_along(a, b, face_a)
+    for i in range(3):
+        m[i] = -n[i]
+    if best_face(b[0], b[1], b[3], b[4], pb, m, face_b) > -math.inf:
+        for i in range(3):
+            m[i] = -face_b[i]
+        gap_b = gap_along(a, b, m)
+    return gap_a, gap_b
