@@ -51,14 +51,13 @@ def mesh_contacts(vertices, triangles, normals, edges, bounds, links, cm, Rm,
         for j in range(3):
             local_R[i, j] = Rm[0, i] * R[0, j] + Rm[1, i] * R[1, j] + Rm[2, i] * R[2, j]
     half = _half_extents(kind, size)
-    lo, hi = np.empty(3), np.empty(3)
+    lo, hi, axis = np.empty(3), np.empty(3), np.zeros(3)
     for i in range(3):
-        reach = half[0] if kind == SPHERE else 0.0
-        if kind != SPHERE:
-            for j in range(3):
-                reach += abs(local_R[i, j]) * half[j]
-        lo[i] = local_c[i] - reach - margin
-        hi[i] = local_c[i] + reach + margin
+        axis[i] = 1.0
+        hi[i] = local_c[i] + _reach(kind, half, local_R, hull_vertices, axis) + margin
+        axis[i] = -1.0
+        lo[i] = local_c[i] - _reach(kind, half, local_R, hull_vertices, axis) - margin
+        axis[i] = 0.0
     near = np.empty(_FIRST_ROOM, np.int64)
     found = query(bounds, links, vertices, triangles, lo, hi, near)
     if found > len(near):
@@ -72,7 +71,7 @@ def mesh_contacts(vertices, triangles, normals, edges, bounds, links, cm, Rm,
     cd, cf = np.empty(room), np.empty(room, np.int64)
     tp, tn = np.empty((MAX_MANIFOLD, 3)), np.empty((MAX_MANIFOLD, 3))
     td, tf = np.empty(MAX_MANIFOLD), np.empty(MAX_MANIFOLD, np.int64)
-    scratch, face = np.empty(3), np.empty(3)
+    scratch, face, down = np.empty(3), np.empty(3), np.empty(3)
     tolerance = SAME_POINT * max(half[0], max(half[1], half[2]))
     held = 0
     for m in range(found):
@@ -87,11 +86,8 @@ def mesh_contacts(vertices, triangles, normals, edges, bounds, links, cm, Rm,
         flags = edges[t] & 7 if side > 0.0 else edges[t] >> 3
         for i in range(3):
             face[i] = side * normals[t, i]
-        reach = half[0] if kind == SPHERE else 0.0  # of the part's box along the normal
-        for i in range(3 if kind != SPHERE else 0):
-            reach += half[i] * abs(face[0] * local_R[0, i] + face[1] * local_R[1, i]
-                                   + face[2] * local_R[2, i])
-        if side * (height - plane) - reach > margin:
+            down[i] = -face[i]
+        if side * (height - plane) - _reach(kind, half, local_R, hull_vertices, down) > margin:
             continue  # the whole part is farther from the triangle's plane than the margin
         if kind == SPHERE:
             count = _sphere_triangle(vertices, triangles, t, face, flags, local_c, size[0],
@@ -132,6 +128,27 @@ def _half_extents(kind, size):
         half[1] = size[0]
         half[2] = size[1] + (size[0] if kind == CAPSULE else 0.0)
     return half
+
+
+@njit(cache=True)
+def _reach(kind, half, R, hull_vertices, d):
+    """How far the part reaches from its centre along the unit direction d (mesh frame, R its
+    rotation there): exact for a sphere, a box and a hull (over its vertices), else its box's."""
+    if kind == SPHERE:
+        return half[0]
+    if kind == HULL and len(hull_vertices) > 0:
+        best = -np.inf
+        for v in range(len(hull_vertices)):
+            along = 0.0
+            for i in range(3):
+                along += d[i] * (R[i, 0] * hull_vertices[v, 0] + R[i, 1] * hull_vertices[v, 1]
+                                 + R[i, 2] * hull_vertices[v, 2])
+            best = max(best, along)
+        return best
+    reach = 0.0
+    for j in range(3):
+        reach += half[j] * abs(d[0] * R[0, j] + d[1] * R[1, j] + d[2] * R[2, j])
+    return reach
 
 
 @njit(cache=True)
