@@ -307,6 +307,7 @@ def build_world(scene, depsgraph, frame_start=None, frame_end=None):
             for entry in measured
         ]
         warnings.extend(_simplified_hulls(world, links, measured, scene))
+        warnings.extend(_dropped_triangles(world, links, measured))
     finally:
         scene.frame_set(saved[0], subframe=saved[1])
     return world, links, warnings
@@ -328,6 +329,18 @@ def _simplified_hulls(world, links, measured, scene) -> list[str]:
     more = f" and {len(named) - NAMED_HULLS} more" if len(named) > NAMED_HULLS else ""
     return [f"Convex hulls simplified to at most 64 faces: the mesh reaches out of the hull of "
             f"{listed}{more} by that much (Compound of convex parts is closer)"]
+
+
+def _dropped_triangles(world, links, measured) -> list[str]:
+    """Mesh bodies whose zero-area triangles the solver left out (they collide with nothing)."""
+    out = []
+    for link, (_obj, _points, shape, _matrix) in zip(links, measured, strict=True):
+        dropped = world.dropped_triangles(link.index) if shape.kind == "mesh" else 0
+        if dropped:
+            out.append(f"'{link.name}' has {dropped} degenerate (zero-area) "
+                       f"{'triangle' if dropped == 1 else 'triangles'}, left out of its Mesh "
+                       "shape")
+    return out
 
 
 def _kinematic_paths(scene, depsgraph, measured, start, end, unit_scale) -> dict:

@@ -198,7 +198,9 @@ def _axial(kind: str, vertices: np.ndarray, rotation: np.ndarray, half: np.ndarr
     mean = vertices.mean(axis=0)
     offsets = vertices - mean
     _, principal = np.linalg.eigh(offsets.T @ offsets)
-    thinnest = float(half.min())  # a flat or line-like mesh keeps the box's thickness
+    # A flat or line-like mesh keeps the box's thickness (only then: a tilted box's thinnest
+    # side can be thicker than the mesh along its axis).
+    thinnest = float(half.min()) if thickened else 0.0
     best: tuple[float, float, float, np.ndarray, np.ndarray] | None = None
     for axis in np.concatenate([rotation.T, principal.T]):
         along = offsets @ axis
