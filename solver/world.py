@@ -49,6 +49,7 @@ from .integrate import integrate_positions, integrate_velocities
 from .kinematic import Paths, rotation_rate
 from .materials import check_rule
 from .rolling import resist_rolling
+from .sinking import sinking_targets
 from .toi import time_of_impact_batch
 from .trajectory import Cancelled, Snapshot, Trajectory
 
@@ -249,8 +250,8 @@ class World:
         A body that would move more than CCD_FRACTION of its smallest half-extent is stopped at
         its time of first contact with any body it may reach (sinking no deeper than the
         slop), so it cannot pass through a thin one; the next substep's contacts then answer
-        the collision. Pairs already that deep are the contacts' to answer: holding a body on
-        them would freeze it in place while gravity kept adding speed.
+        the collision. Pairs already that deep are held where they would sink a slop deeper
+        than now (solver.sinking), so an initial overlap does not switch CCD off.
         """
         b = self.bodies
         fraction = np.ones(len(b))
@@ -258,14 +259,18 @@ class World:
         if not fast_bodies(b.velocity, b.angular_velocity, self._radius, b.half_extents, awake,
                            h, fast):
             return fraction
-        pairs = self._pairs[fast[self._pairs[:, 0]] | fast[self._pairs[:, 1]]]
+        rows = np.flatnonzero(fast[self._pairs[:, 0]] | fast[self._pairs[:, 1]])
+        pairs = self._pairs[rows]
         if not len(pairs):
             return fraction
         offset = np.einsum("nij,nj->ni", rotations, b.com_offset)
-        toi = time_of_impact_batch(b.shape, b.position - offset, b.orientation, b.half_extents,
-                                   b.velocity - np.cross(b.angular_velocity, offset),
-                                   b.angular_velocity, pairs, h,
-                                   -self._slop()[pairs].min(axis=1))
+        moving = (b.shape, b.position - offset, b.orientation, b.half_extents,
+                  b.velocity - np.cross(b.angular_velocity, offset), b.angular_velocity)
+        slop = self._slop()[pairs].min(axis=1)
+        toi = time_of_impact_batch(*moving, pairs, h, -slop)
+        deep = np.flatnonzero(toi <= 0.0)
+        toi[deep] = time_of_impact_batch(*moving, pairs[deep], h, sinking_targets(
+            self._contacts, rows[deep], slop[deep]))
         toi = np.where(toi > 0.0, toi, np.inf)
         for column in (0, 1):
             np.minimum.at(fraction, pairs[:, column], np.minimum(toi / h, 1.0))
