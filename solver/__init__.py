@@ -31,11 +31,26 @@ __all__ += [
 # --- narrow phase (A2): SAT, contact manifolds, time of impact ---
 from .collision import Manifold, collide  # noqa: E402
 from .contacts import Contacts, find_contacts  # noqa: E402
-from .shapes import BOX, SPHERE, Box, Sphere  # noqa: E402
+from .shapes import (  # noqa: E402
+    BOX,
+    CAPSULE,
+    CONE,
+    CYLINDER,
+    HULL,
+    MESH,
+    SPHERE,
+    Box,
+    Capsule,
+    Cone,
+    ConvexHull,
+    Cylinder,
+    Sphere,
+)
 from .toi import time_of_impact, time_of_impact_batch  # noqa: E402
 
-__all__ += ["BOX", "SPHERE", "Box", "Contacts", "Manifold", "Sphere", "collide", "find_contacts",
-            "time_of_impact", "time_of_impact_batch"]
+__all__ += ["BOX", "CAPSULE", "CONE", "CYLINDER", "HULL", "MESH", "SPHERE", "Box", "Capsule",
+            "Cone", "Contacts", "ConvexHull", "Cylinder", "Manifold", "Sphere", "collide",
+            "find_contacts", "time_of_impact", "time_of_impact_batch"]
 # --- end narrow phase (A2) ---
 
 # --- dynamics (B): the World, its trajectories ---

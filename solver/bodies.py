@@ -10,12 +10,16 @@ the centre-of-mass offset in the shape frame.
 import numpy as np
 
 from . import quaternion
-from .mass import box_inertia, sphere_inertia
-from .shapes import BOX, SPHERE
+from .geometry import Part, part_extents
+from .mass import box_inertia, compound_mass_properties, part_mass_properties, sphere_inertia
+from .shapes import BOX, CAPSULE, COMPOUND, CONE, CYLINDER, HULL, MESH, SPHERE
 
 DYNAMIC, STATIC, KINEMATIC = 0, 1, 2
 KINDS = {"dynamic": DYNAMIC, "static": STATIC, "kinematic": KINEMATIC}
-SHAPES = {"box": BOX, "sphere": SPHERE}
+CONVEX = {"box": BOX, "sphere": SPHERE, "capsule": CAPSULE, "cylinder": CYLINDER, "cone": CONE,
+          "hull": HULL}
+SHAPES = {**CONVEX, "mesh": MESH, "compound": COMPOUND}
+_NAMES = {code: name for name, code in CONVEX.items()}
 DEFAULT_DENSITY = 1000.0  # water, kg/m³
 
 
@@ -41,6 +45,7 @@ _COLUMNS = {
     "angular_damping": ((), float),
     "rolling_resistance": ((), float),
     "rest_time": ((), float),
+    "thickness": ((), float),  # the smallest half-width, for size-scaled tolerances
 }
 
 
@@ -113,3 +118,52 @@ def half_extents_of(shape: int, size) -> np.ndarray:
     if not np.all(size > 0.0):
         raise ValueError(f"sizes must be positive, got {size.tolist()}")
     return size
+
+
+def body_code(shape: str, parts: list[Part]) -> int:
+    """The per-body shape code: the kind of a body's one part at its origin, else COMPOUND."""
+    if shape != "compound" and len(parts) == 1 and parts[0].at_origin:
+        return parts[0].kind
+    return COMPOUND
+
+
+def extents_of(parts: list[Part]) -> np.ndarray:
+    """(3,) the half-extents row of a body: its box about the shape origin, in body axes
+    (a box's own half-extents, (r, r, r) for a sphere)."""
+    return np.max([part_extents(part) for part in parts], axis=0)
+
+
+def thickness_of(parts: list[Part]) -> float:
+    """The smallest half-width of a body's parts, which scales its tolerances (slop,
+    speculative distance, CCD); a mesh's is unbounded (it never limits its partner's)."""
+    smallest = np.inf
+    for part in parts:
+        if part.kind == MESH:
+            continue
+        if part.kind == HULL:
+            width = 0.5 * np.ptp(part.hull.vertices, axis=0).min()
+        elif part.kind == CAPSULE:
+            width = part.size[0]
+        elif part.kind in (CYLINDER, CONE):
+            width = part.size[:2].min()
+        else:
+            width = part.size.min()
+        smallest = min(smallest, float(width))
+    return smallest
+
+
+def solid_mass(parts: list[Part], mass, density):
+    """(mass, centre of mass (3,), inertia (3, 3) about it) of a body of convex parts in its
+    shape frame: density 1000 when neither mass nor density is given."""
+    rho = DEFAULT_DENSITY if density is None else float(density)
+    solids = [part_mass_properties(_NAMES[part.kind], part.size, rho, part.hull)
+              for part in parts]
+    if len(parts) == 1 and parts[0].at_origin:
+        whole = solids[0]
+    else:
+        whole = compound_mass_properties(
+            solids, np.array([part.position for part in parts]),
+            quaternion.from_matrix(np.array([part.rotation for part in parts])))
+    if mass is not None:
+        whole = whole.with_mass(float(mass))
+    return whole.mass, np.asarray(whole.center_of_mass, float), np.asarray(whole.inertia, float)

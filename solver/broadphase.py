@@ -8,7 +8,7 @@ candidate pairs come out of a binary search instead of an all-pairs comparison.
 import numpy as np
 from numba import njit
 
-from .shapes import SPHERE
+from .shapes import CAPSULE, CONE, CYLINDER, SPHERE
 
 # Room for at most this many pairs at first (64 MB): enough for every candidate in most scenes; a
 # sweep that finds more pairs runs once more with room for all of them.
@@ -18,10 +18,13 @@ _BATCH_PAIRS = 1 << 22
 def aabbs(
     centers: np.ndarray, rotations: np.ndarray, half_extents: np.ndarray, shape: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(lo, hi), each (N, 3): the tightest world AABB of each oriented box or sphere.
+    """(lo, hi), each (N, 3): the world AABB of each body from its shape code and half-extents
+    row (solver.bodies: its box about the shape origin).
 
     A box's world half-width on axis i is sum_j |R_ij| h_j (its support along that axis); a
-    sphere's is its radius whatever the rotation, so spheres are not inflated by their frame.
+    sphere's is its radius whatever the rotation, so spheres are not inflated by their frame;
+    a capsule's |R_i2| h + r, a cylinder's |R_i2| h + r sqrt(1 - R_i2²) (its rim discs; a cone
+    lies within that too). Hulls, meshes and compounds get their box's.
     """
     centers = np.ascontiguousarray(centers, dtype=np.float64).reshape(-1, 3)
     lo, hi = np.empty_like(centers), np.empty_like(centers)
@@ -35,9 +38,17 @@ def aabbs(
 def aabbs_into(centers, rotations, half_extents, shape, lo, hi):
     """The compiled `aabbs`, writing into lo, hi (N, 3)."""
     for n in range(len(centers)):
+        kind = shape[n]
+        r = half_extents[n, 0]
         for i in range(3):
-            reach = half_extents[n, 0]
-            if shape[n] != SPHERE:
+            axial = abs(rotations[n, i, 2])
+            if kind == SPHERE:
+                reach = r
+            elif kind == CAPSULE:
+                reach = axial * (half_extents[n, 2] - r) + r
+            elif kind in (CYLINDER, CONE):
+                reach = axial * half_extents[n, 2] + r * np.sqrt(max(0.0, 1.0 - axial * axial))
+            else:
                 reach = 0.0
                 for j in range(3):
                     reach += abs(rotations[n, i, j]) * half_extents[n, j]

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import quaternion
+from .body_shapes import pack_records
 from .contacts import find_contacts
-from .shapes import Box, Sphere, pack
 
 
 @dataclass(frozen=True)
@@ -20,11 +20,11 @@ class Manifold:
     depths: np.ndarray
 
 
-def collide(a: Box | Sphere, b: Box | Sphere) -> Manifold:
-    """Contact manifold of two shapes (box-box: up to 4 points; with a sphere: 1)."""
-    kind, centers, orientations, half = pack([a, b])
-    found = find_contacts(
-        kind, centers, quaternion.to_matrix(orientations), half, np.array([[0, 1]])
-    )
+def collide(a, b) -> Manifold:
+    """Contact manifold of two shape records (solver.shapes: Box, Sphere, Capsule, Cylinder,
+    Cone, ConvexHull): up to 4 points, 1 where a sphere touches."""
+    kind, centers, orientations, half, tables = pack_records([a, b])
+    found = find_contacts(kind, centers, quaternion.to_matrix(orientations), half,
+                          np.array([[0, 1]]), tables=tables)
     normal = found.normal[0] if len(found) else np.zeros(3)
     return Manifold(normal, found.point, found.depth)

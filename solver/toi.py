@@ -14,12 +14,12 @@ Motion: each shape centre moves with constant linear velocity and the shape turn
 centre with constant world angular velocity (exact exponential map), as over one substep.
 """
 
-import math
 
 import numpy as np
 from numba import njit
 
 from . import linalg, manifold
+from .contacts import bodies_gap, closing_speed
 from .sat import sat_pair
 from .shapes import BOX, SPHERE, Box, Sphere, pack
 
@@ -66,47 +66,51 @@ def _pose(center, q, v, w, t, out_center, out_q, out_rotation):
 
 
 @njit(cache=True)
-def pair_time_of_impact(shape, centers, orientations, half_extents, v, w, i, j, t_max, target):
+def pair_time_of_impact(shape, centers, orientations, half_extents, v, w, i, j, t_max, target,
+                        tables):
     """First time in [0, t_max] at which the gap of bodies i and j reaches `target` by
     conservative advancement; inf if it does not; the time reached after MAX_STEPS steps if it
-    has not decided by then."""
+    has not decided by then. Bodies other than boxes and spheres advance by their closest part
+    pairs (contacts.bodies_gap, with the world's part `tables`; None when there are none)."""
     radius_i = 0.0 if shape[i] == SPHERE else linalg.norm(half_extents[i])
     radius_j = 0.0 if shape[j] == SPHERE else linalg.norm(half_extents[j])
+    reach = (linalg.norm(v[j] - v[i]) + linalg.norm(w[i]) * radius_i
+             + linalg.norm(w[j]) * radius_j) * t_max  # the most the pair can close
     tolerance = GAP_TOLERANCE * max(radius_i + radius_j,
                                     half_extents[i, 0] + half_extents[j, 0])
     ci, cj, n = np.empty(3), np.empty(3), np.empty(3)
     qi, qj = np.empty(4), np.empty(4)
     Ri, Rj = np.empty((3, 3)), np.empty((3, 3))
+    relative = np.empty(3)
+    for k in range(3):
+        relative[k] = v[j, k] - v[i, k]
+    step = np.empty(1)
     t = 0.0
     for _ in range(MAX_STEPS):
         _pose(centers[i], orientations[i], v[i], w[i], t, ci, qi, Ri)
         _pose(centers[j], orientations[j], v[j], w[j], t, cj, qj, Rj)
-        gap = pair_gap(shape[i], shape[j], ci, Ri, half_extents[i], cj, Rj,
-                       half_extents[j], n) - target
+        if tables is not None and (shape[i] > SPHERE or shape[j] > SPHERE):
+            gap = bodies_gap(tables, i, ci, Ri, j, cj, Rj, reach + abs(target), target,
+                             relative, w[i], radius_i, w[j], radius_j, step)
+        else:
+            gap = pair_gap(shape[i], shape[j], ci, Ri, half_extents[i], cj, Rj,
+                           half_extents[j], n) - target
+            closing = closing_speed(n, relative, w[i], radius_i, w[j], radius_j)
+            step[0] = gap / closing if closing > 0.0 else np.inf
         if gap <= tolerance:
             return t
-        closing = (abs(n[0] * (v[j, 0] - v[i, 0]) + n[1] * (v[j, 1] - v[i, 1])
-                       + n[2] * (v[j, 2] - v[i, 2]))
-                   + _cross_length(n, w[i]) * radius_i + _cross_length(n, w[j]) * radius_j)
-        step = gap / closing if closing > 0.0 else np.inf
-        if not t + step <= t_max:
+        if not t + step[0] <= t_max:
             return np.inf
-        t += step
+        t += step[0]
     return t
 
 
 @njit(cache=True)
-def _cross_length(a, b):
-    """|a × b|."""
-    return math.sqrt((a[1] * b[2] - a[2] * b[1]) ** 2 + (a[2] * b[0] - a[0] * b[2]) ** 2
-                     + (a[0] * b[1] - a[1] * b[0]) ** 2)
-
-
-@njit(cache=True)
-def _all_times(shape, centers, orientations, half_extents, v, w, pairs, t_max, target, out):
+def _all_times(shape, centers, orientations, half_extents, v, w, pairs, t_max, target, tables,
+               out):
     for p in range(len(pairs)):
         out[p] = pair_time_of_impact(shape, centers, orientations, half_extents, v, w,
-                                     pairs[p, 0], pairs[p, 1], t_max, target[p])
+                                     pairs[p, 0], pairs[p, 1], t_max, target[p], tables)
 
 
 def time_of_impact_batch(
@@ -119,14 +123,16 @@ def time_of_impact_batch(
     pairs,
     t_max: float,
     target_distance: float = 0.0,
+    tables=None,
 ) -> np.ndarray:
     """(P,) first time in [0, t_max] at which each pair's gap reaches `target_distance` (a
     number, or one per pair; negative = that deep); inf when it does not within t_max. 0 for
     pairs already that close.
 
-    shape (N,) BOX / SPHERE; centers (N, 3); orientations (N, 4) quaternions (w, x, y, z);
+    shape (N,) body shape codes; centers (N, 3); orientations (N, 4) quaternions (w, x, y, z);
     half_extents (N, 3) (a sphere's row is (r, r, r)); linear_velocities (N, 3) of the centres;
-    angular_velocities (N, 3) world frame; pairs (P, 2).
+    angular_velocities (N, 3) world frame; pairs (P, 2); tables: the world's part tables
+    (solver.geometry), needed once any shape is not a box or sphere.
     """
     pairs = np.ascontiguousarray(pairs, dtype=np.int64).reshape(-1, 2)
     target = np.ascontiguousarray(
@@ -136,7 +142,8 @@ def time_of_impact_batch(
         np.ascontiguousarray(shape, dtype=np.int64).reshape(-1),
         *(np.ascontiguousarray(x, dtype=np.float64) for x in (
             centers, orientations, half_extents, linear_velocities, angular_velocities)),
-        pairs, float(t_max), target, out)
+        pairs, float(t_max), target,
+        None if np.max(shape, initial=BOX) <= SPHERE else tables, out)
     return out
 
 

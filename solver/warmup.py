@@ -1,13 +1,22 @@
 """Compile (or load from numba's cache) every kernel before the first real simulation, so a
 caller can time and announce it ("Compiling the solver, first use only") apart from the bake."""
 
+import numpy as np
+
 from .world import World
+
+_TETRAHEDRON = np.array([[0.1, 0.0, -0.05], [-0.05, 0.09, -0.05], [-0.05, -0.09, -0.05],
+                         [0.0, 0.0, 0.1]])
+_FLOOR = (np.array([[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0], [-1.0, 1.0, 0.0]]),
+          np.array([[0, 1, 2], [0, 2, 3]]))
 
 
 def warm_up() -> None:
-    """Run a tiny world that touches every kernel: box and sphere contacts (one box sunk into
+    """Run tiny worlds that touch every kernel: box and sphere contacts (one box sunk into
     the ground, for the push-out and the contact sets; a falling sphere, for the bounce and
-    CCD), refreshed contacts in a second substep, sleeping, both methods."""
+    CCD), refreshed contacts in a second substep, sleeping, both methods; then every other
+    shape (capsule, cylinder, cone, hull, compound) on a mesh floor and on each other, one of
+    them fast enough for CCD."""
     for method in ("impulse", "penalty"):
         world = World(fps=24, substeps=2, iterations=2, method=method, sleeping=True)
         world.add_body(shape="box", size=(1.0, 1.0, 0.1), position=(0.0, 0.0, -0.1),
@@ -17,3 +26,17 @@ def warm_up() -> None:
         world.add_body(shape="sphere", size=0.1, position=(0.05, 0.0, 0.32),
                        linear_velocity=(0.0, 0.0, -3.0))
         world.simulate(2)
+    world = World(fps=24, substeps=2, iterations=2)
+    world.add_body(shape="mesh", vertices=_FLOOR[0], triangles=_FLOOR[1], kind="static")
+    world.add_body(shape="box", size=(0.3, 0.3, 0.05), position=(0.6, 0.6, 0.05),
+                   kind="static")
+    world.add_body(shape="capsule", size=(0.05, 0.1), position=(-0.5, 0.0, 0.049),
+                   orientation=(0.7071, 0.7071, 0.0, 0.0))
+    world.add_body(shape="cylinder", size=(0.1, 0.1), position=(0.0, 0.0, 0.099))
+    world.add_body(shape="cone", size=(0.1, 0.1), position=(0.0, 0.0, 0.3))
+    world.add_body(shape="hull", points=_TETRAHEDRON, position=(0.5, 0.0, 0.3),
+                   linear_velocity=(0.0, 0.0, -8.0))
+    world.add_body(shape="compound", position=(0.6, 0.6, 0.2), parts=[
+        dict(shape="box", size=(0.05, 0.05, 0.05)), dict(shape="sphere", size=0.05,
+                                                         position=(0.0, 0.0, 0.1))])
+    world.simulate(2)

@@ -29,9 +29,13 @@ from .bodies import (
     SHAPES,
     STATIC,
     Bodies,
-    half_extents_of,
+    body_code,
+    extents_of,
     mass_and_inertia,
+    solid_mass,
+    thickness_of,
 )
+from .body_shapes import shape_parts
 from .broadphase import aabbs, sweep_and_prune
 from .constraints import (
     Manifolds,
@@ -44,12 +48,12 @@ from .constraints import (
     warm_start,
 )
 from .contacts import Contacts, find_contacts
-from .impact import advance_to_impact
+from .geometry import Geometry
 from .integrate import integrate_positions, integrate_velocities
 from .kinematic import Paths, rotation_rate
 from .materials import check_rule
 from .rolling import resist_rolling
-from .sinking import sinking_targets
+from .shapes import BOX, SPHERE
 from .toi import time_of_impact_batch
 from .trajectory import Cancelled, Snapshot, Trajectory
 
@@ -90,6 +94,7 @@ class World:
         self.friction_combine = check_rule(friction_combine)
         self.sleeping = bool(sleeping)
         self.bodies = Bodies()
+        self.geometry = Geometry()
         self.paths = Paths()
         self.frame = 0
         self._awake = np.zeros(0, dtype=bool)
@@ -114,22 +119,31 @@ class World:
                  restitution=0.5, friction=0.5, linear_velocity=(0.0, 0.0, 0.0),
                  angular_velocity=(0.0, 0.0, 0.0), path=None, path_samples_per_frame=1,
                  inertia=None, center_of_mass=None, drag=0.0, lift=0.0, linear_damping=0.0,
-                 angular_damping=0.0, rolling_resistance=0.0) -> int:
-        """Add a box (size = half-extents) or sphere (size = radius); returns its index.
+                 angular_damping=0.0, rolling_resistance=0.0, points=None, vertices=None,
+                 triangles=None, parts=None) -> int:
+        """Add a body; returns its index.
 
+        shape "box" (size = half-extents), "sphere" (size = radius), "capsule", "cylinder" or
+        "cone" (size = (radius, half_height), axis along local z; a cone's base is at
+        z = -half_height, its apex at +half_height), "hull" (the convex hull of `points`
+        (K, 3) in the body's frame), "mesh" (`vertices` (V, 3), `triangles` (T, 3); static or
+        kinematic bodies only) or "compound" (`parts`: a list of dicts with shape, size or
+        points, position and orientation in the body's frame; one rigid body). Mass, centre of
+        mass and inertia follow from the shape and density unless given.
         position and orientation are the shape's; velocities are of the centre of mass, ω in
         world axes. Static and kinematic bodies are infinitely heavy; a kinematic body follows
         `path` = (positions (S, 3), orientations (S, 4)) sampled path_samples_per_frame times a
         frame from frame 0.
         """
-        if shape not in SHAPES:
-            raise ValueError(f"unknown shape {shape!r}; use 'box' or 'sphere'")
+        if not isinstance(shape, str) or shape not in SHAPES:
+            raise ValueError(f"add_body: unknown shape {shape!r}; use one of {list(SHAPES)}")
         if kind not in KINDS:
             raise ValueError(f"unknown kind {kind!r}; use one of {sorted(KINDS)}")
         if path is not None and kind != "kinematic":
             raise ValueError("only kinematic bodies follow a path")
         a = arguments
-        size = _size(shape, size)
+        body_parts = shape_parts(shape, kind, size=size, points=points, vertices=vertices,
+                                 triangles=triangles, parts=parts)
         restitution = a.in_range("add_body", "restitution", restitution, 0.0, 1.0)
         friction = a.non_negative("add_body", "friction", friction)
         drag = a.non_negative("add_body", "drag", drag)
@@ -145,16 +159,20 @@ class World:
         linear_damping = a.in_range("add_body", "linear_damping", linear_damping, 0.0, 1.0)
         angular_damping = a.in_range("add_body", "angular_damping", angular_damping, 0.0, 1.0)
         rolling_resistance = a.non_negative("add_body", "rolling_resistance", rolling_resistance)
-        code, kind_code = SHAPES[shape], KINDS[kind]
-        half = half_extents_of(code, size)
+        code, kind_code = body_code(shape, body_parts), KINDS[kind]
+        half = extents_of(body_parts)
         q = a.unit_quaternion("add_body", "orientation", orientation)
-        offset = (np.zeros(3) if center_of_mass is None
+        solid = np.zeros(3)
+        if kind_code == DYNAMIC and code not in (BOX, SPHERE):
+            mass, solid, own = solid_mass(body_parts, mass, density)
+            inertia = own if inertia is None else inertia
+        offset = (solid if center_of_mass is None
                   else a.finite_vector("add_body", "center_of_mass", center_of_mass, 3))
         centre = a.finite_vector("add_body", "position", position, 3)
         row = dict(shape=code, kind=kind_code, half_extents=half, com_offset=offset,
                    restitution=restitution, friction=friction, drag=drag, lift=lift,
                    linear_damping=linear_damping, angular_damping=angular_damping,
-                   rolling_resistance=rolling_resistance)
+                   rolling_resistance=rolling_resistance, thickness=thickness_of(body_parts))
         if kind_code == DYNAMIC:
             m, inertia = mass_and_inertia(code, half, mass, density, inertia)
             row.update(mass=m, inverse_mass=1.0 / m, inertia=inertia,
@@ -167,8 +185,20 @@ class World:
             centre, q = poses[0][-1], poses[1][-1]
         row.update(orientation=q, position=centre + quaternion.rotate(q, offset))
         self.bodies.append(**row)
+        self.geometry.add(body_parts)
         self._awake = np.append(self._awake, kind_code == DYNAMIC)
         return index
+
+    def hull_error(self, body: int) -> float:
+        """How far (m) a given point of the body lies outside its hulls, simplified to at most
+        64 faces each (0 when no hull needed simplifying)."""
+        return max((part.hull.error for part in self.geometry.parts[body]
+                    if part.hull is not None), default=0.0)
+
+    def dropped_triangles(self, body: int) -> int:
+        """How many of a mesh body's triangles were degenerate (zero area) and left out."""
+        return sum(part.mesh.dropped for part in self.geometry.parts[body]
+                   if part.mesh is not None)
 
     # ------------------------------------------------------------------ stepping
     def step(self) -> None:
@@ -177,7 +207,7 @@ class World:
         frame_time = 1.0 / self.fps
         substeps = self.substeps
         if self.method == "penalty":
-            stiffest = penalty.frequency(b.half_extents.min(initial=np.inf), self._g)
+            stiffest = penalty.frequency(b.thickness.min(initial=np.inf), self._g)
             substeps = max(substeps, penalty.substeps_needed(stiffest, frame_time))
         h = frame_time / substeps
         rotations = np.empty((len(b), 3, 3))
@@ -185,7 +215,7 @@ class World:
         self._radius = (np.linalg.norm(b.half_extents, axis=1)
                         + np.linalg.norm(b.com_offset, axis=1))
         self._fall = self._g * h * h  # a substep's fall from rest
-        self._speculative = np.minimum(SPECULATIVE_DISTANCE, 0.25 * b.half_extents.min(axis=1))
+        self._speculative = np.minimum(SPECULATIVE_DISTANCE, 0.25 * b.thickness)
         self._contact_count, self._max_penetration = 0, 0.0
         for s in range(substeps):
             target = self.frame + (s + 1) / substeps
@@ -196,13 +226,11 @@ class World:
                 break  # everything sleeps: nothing moves this frame
             integrate_velocities(b.velocity, b.angular_velocity, b.inverse_mass, b.drag, b.lift,
                                  b.linear_damping, b.angular_damping, awake, self.gravity, h)
-            pseudo, left = _NO_PUSH, 1.0  # left: the part of the substep each body moves
+            pseudo = _NO_PUSH
             if len(rows):
                 world_inverse = b.world_inverse_inertia(rotations)
                 prepare(contacts, rows, b.position, b.inverse_mass, world_inverse)
                 if self.method == "impulse":
-                    left = advance_to_impact(contacts, rows, b, rotations, world_inverse,
-                                             self.gravity, h)
                     pseudo = self._solve_impulses(contacts, rows, h)
                     resist_rolling(rows, contacts.a, contacts.b, contacts.points, contacts.point,
                                    contacts.normal, contacts.normal_impulse, b.position,
@@ -211,9 +239,8 @@ class World:
                     self._apply_springs(contacts, rows, h)
             self._push_out_work += integrate_positions(
                 b.position, b.orientation, b.velocity, b.angular_velocity, b.inertia,
-                b.inverse_inertia, b.mass, awake,
-                h * left * self._first_contact(awake, rotations, h), pseudo[0], pseudo[1],
-                self.gravity)
+                b.inverse_inertia, b.mass, awake, h * self._first_contact(awake, rotations, h),
+                pseudo[0], pseudo[1], self.gravity)
             self._set_kinematic_poses(target)
             linalg.matrices(b.orientation, rotations)
             self._record(contacts, rows)
@@ -239,8 +266,8 @@ class World:
     def _apply_springs(self, contacts: Manifolds, rows: np.ndarray, h: float) -> None:
         """The penalty method: spring-damper impulses over the substep."""
         b = self.bodies
-        omega = penalty.frequency(np.minimum(b.half_extents[contacts.a].min(axis=1),
-                                             b.half_extents[contacts.b].min(axis=1)), self._g)
+        omega = penalty.frequency(np.minimum(b.thickness[contacts.a], b.thickness[contacts.b]),
+                                  self._g)
         penalty.apply_springs(contacts, rows, b.velocity, b.angular_velocity, b.inverse_mass,
                               omega, h)
 
@@ -250,27 +277,23 @@ class World:
         A body that would move more than CCD_FRACTION of its smallest half-extent is stopped at
         its time of first contact with any body it may reach (sinking no deeper than the
         slop), so it cannot pass through a thin one; the next substep's contacts then answer
-        the collision. Pairs already that deep are held where they would sink a slop deeper
-        than now (solver.sinking), so an initial overlap does not switch CCD off.
+        the collision. Pairs already that deep are the contacts' to answer: holding a body on
+        them would freeze it in place while gravity kept adding speed.
         """
         b = self.bodies
         fraction = np.ones(len(b))
         fast = np.zeros(len(b), dtype=bool)
-        if not fast_bodies(b.velocity, b.angular_velocity, self._radius, b.half_extents, awake,
+        if not fast_bodies(b.velocity, b.angular_velocity, self._radius, b.thickness, awake,
                            h, fast):
             return fraction
-        rows = np.flatnonzero(fast[self._pairs[:, 0]] | fast[self._pairs[:, 1]])
-        pairs = self._pairs[rows]
+        pairs = self._pairs[fast[self._pairs[:, 0]] | fast[self._pairs[:, 1]]]
         if not len(pairs):
             return fraction
         offset = np.einsum("nij,nj->ni", rotations, b.com_offset)
-        moving = (b.shape, b.position - offset, b.orientation, b.half_extents,
-                  b.velocity - np.cross(b.angular_velocity, offset), b.angular_velocity)
-        slop = self._slop()[pairs].min(axis=1)
-        toi = time_of_impact_batch(*moving, pairs, h, -slop)
-        deep = np.flatnonzero(toi <= 0.0)
-        toi[deep] = time_of_impact_batch(*moving, pairs[deep], h, sinking_targets(
-            self._contacts, rows[deep], slop[deep]))
+        toi = time_of_impact_batch(b.shape, b.position - offset, b.orientation, b.half_extents,
+                                   b.velocity - np.cross(b.angular_velocity, offset),
+                                   b.angular_velocity, pairs, h,
+                                   -self._slop()[pairs].min(axis=1), self.geometry.tables())
         toi = np.where(toi > 0.0, toi, np.inf)
         for column in (0, 1):
             np.minimum.at(fraction, pairs[:, column], np.minimum(toi / h, 1.0))
@@ -387,7 +410,8 @@ class World:
         reach = self._substep_reach(h)
         margin = np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * h + reach[i] + reach[j]
         found = find_contacts(b.shape, b.shape_centers(rotations), rotations, b.half_extents,
-                              pairs, margin=float(margin.max(initial=0.0)))
+                              pairs, margin=float(margin.max(initial=0.0)),
+                              tables=self.geometry.tables())
         keys = i * len(b) + j
         found = _select(found, found.depth >= -margin[np.searchsorted(keys, found.a * len(b)
                                                                       + found.b)])
@@ -396,7 +420,7 @@ class World:
 
     def _slop(self) -> np.ndarray:
         """(N,) penetration each body tolerates without push-out (less for tiny bodies)."""
-        return np.minimum(LINEAR_SLOP, 0.02 * self.bodies.half_extents.min(axis=1))
+        return np.minimum(LINEAR_SLOP, 0.02 * self.bodies.thickness)
 
     def _update_sleep(self, a: np.ndarray, b_: np.ndarray) -> None:
         """Decide, per island, who is simulated this frame; sleeping bodies stand still."""
@@ -486,18 +510,6 @@ class World:
         return trajectory
 
 
-def _size(shape: str, size):
-    """add_body's size: a sphere's radius (a number, or one in a sequence) or 3 half-extents."""
-    if shape == "box":
-        return arguments.positive_vector("add_body", "size", size, 3)
-    if np.ndim(size) == 1 and np.size(size) == 1:
-        size = size[0]
-    if np.ndim(size) != 0:
-        raise ValueError(f"add_body: size must be a sphere's radius, one positive finite number, "
-                         f"got {size!r}")
-    return arguments.positive_finite("add_body", "size (the radius)", size)
-
-
 def _inertia(inertia) -> np.ndarray:
     """add_body's inertia: 3 principal moments or a (3, 3) matrix, finite."""
     shape, what = ((3,), "3 finite numbers") if np.ndim(inertia) == 1 else (
@@ -550,14 +562,13 @@ def escaped(position, orientation, velocity, angular_velocity, radius, speculati
 
 
 @njit(cache=True)
-def fast_bodies(velocity, angular_velocity, radius, half_extents, awake, h, fast) -> bool:
-    """fast[i] = awake body i moves more than CCD_FRACTION of its smallest half-extent in a
+def fast_bodies(velocity, angular_velocity, radius, thickness, awake, h, fast) -> bool:
+    """fast[i] = awake body i moves more than CCD_FRACTION of its smallest half-width in a
     substep h; whether any does."""
     anyone = False
     for i in range(len(velocity)):
         speed = linalg.norm(velocity[i]) + linalg.norm(angular_velocity[i]) * radius[i]
-        smallest = min(half_extents[i, 0], half_extents[i, 1], half_extents[i, 2])
-        fast[i] = awake[i] and speed * h > CCD_FRACTION * smallest
+        fast[i] = awake[i] and speed * h > CCD_FRACTION * thickness[i]
         anyone |= fast[i]
     return anyone
 

@@ -68,3 +68,17 @@ def test_public_names():
         "SPHERE",
     ):
         assert name in solver.__all__ and hasattr(solver, name)
+
+
+def test_new_shape_records_collide():
+    lying = solver.Capsule((0.0, 0.0, 0.19), (np.sqrt(0.5), np.sqrt(0.5), 0.0, 0.0), 0.2, 0.5)
+    m = collide(FLOOR, lying)
+    np.testing.assert_allclose(m.normal, [0.0, 0.0, 1.0], atol=1e-9)
+    np.testing.assert_allclose(m.depths, 0.01, atol=1e-9)
+    np.testing.assert_allclose(np.sort(m.points[:, 1]), [-0.5, 0.5], atol=1e-9)
+    tetra = solver.ConvexHull((0.0, 0.0, 2.0), (1.0, 0.0, 0.0, 0.0),
+                              [[0, 0, -1.1], [1, 0, 1], [-1, 1, 1], [-1, -1, 1]])
+    m = collide(solver.Cylinder((0.0, 0.0, 0.5), (1.0, 0.0, 0.0, 0.0), 0.3, 0.5), tetra)
+    np.testing.assert_allclose(m.depths, [0.1], atol=1e-9)  # its tip 0.1 into the top face
+    assert collide(solver.Cone((5.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0), 0.3, 0.5),
+                   tetra).points.shape == (0, 3)

@@ -134,3 +134,49 @@ def test_trajectory_keeps_poses_in_float32_and_velocities_in_float64():
     assert trajectory.linear_velocities.dtype == np.float64
     assert trajectory.angular_velocities.dtype == np.float64
     assert trajectory.positions[3, 0, 2] == np.float32(world.snapshot().positions[0, 2])
+
+
+SQUARE = (np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]]),
+          np.array([[0, 1, 2], [0, 2, 3]]))
+
+
+@pytest.mark.parametrize(("arguments", "words"), [
+    (dict(shape="cylinder", size=(0.5, 0.5, 0.5)), "size \\(radius, half_height\\)"),
+    (dict(shape="cone", size=(0.5, -1.0)), "size \\(radius, half_height\\)"),
+    (dict(shape="capsule", size=(0.0, 0.2)), "size \\(radius, half_height\\)"),
+    (dict(shape="hull"), "points"),
+    (dict(shape="hull", points=np.zeros((5, 3))), "points"),
+    (dict(shape="box", points=np.eye(3)), "points is for shape='hull'"),
+    (dict(shape="mesh", vertices=SQUARE[0], triangles=SQUARE[1]), "static or kinematic"),
+    (dict(shape="mesh", kind="static", vertices=SQUARE[0], triangles=[[0, 1, 9]]),
+     "triangles"),
+    (dict(shape="compound"), "parts"),
+    (dict(shape="compound", parts=[dict(shape="mesh")]), "parts\\[0\\] shape"),
+    (dict(shape="compound", parts=[dict(shape="box"), dict(size=(1, 1))]), "parts\\[1\\] size"),
+    (dict(shape="compound", parts=[dict(shape="box", colour="red")]), "parts\\[0\\] has unknown"),
+    (dict(shape="compound", parts=[dict(shape="box", position=(0, np.nan, 0))]),
+     "parts\\[0\\] position"),
+])
+def test_add_body_checks_the_new_shapes_arguments_by_name(arguments, words):
+    with pytest.raises(ValueError, match=f"add_body: .*{words}"):
+        World().add_body(**arguments)
+
+
+def test_new_shapes_get_their_own_mass_centre_and_box():
+    world = World()
+    cone = world.add_body("cone", (0.2, 0.3), density=1000.0)
+    assert world.bodies.mass[cone] == pytest.approx(1000.0 * np.pi * 0.04 * 0.6 / 3)
+    np.testing.assert_allclose(world.bodies.com_offset[cone], [0, 0, -0.15], atol=1e-12)
+    capsule = world.add_body("capsule", (0.1, 0.0), mass=2.0)  # half-height 0: a sphere
+    np.testing.assert_allclose(np.diag(world.bodies.inertia[capsule]), 0.4 * 2.0 * 0.01)
+    cube = np.array(np.meshgrid(*[[-0.5, 0.5]] * 3)).reshape(3, -1).T
+    hull = world.add_body("hull", points=np.vstack([cube, [[0.1, 0.2, 0.3]]]), mass=6.0)
+    np.testing.assert_allclose(world.bodies.inertia[hull], np.eye(3), atol=1e-12)
+    assert world.hull_error(hull) == 0.0
+    ground = world.add_body("mesh", vertices=SQUARE[0], triangles=SQUARE[1], kind="static")
+    np.testing.assert_allclose(world.bodies.half_extents[ground], [1.0, 1.0, 0.0])
+    assert world.bodies.thickness[ground] == np.inf
+    assert world.dropped_triangles(ground) == 0
+    sliver = world.add_body("mesh", vertices=SQUARE[0], triangles=[[0, 1, 2], [0, 0, 3]],
+                            kind="static")
+    assert world.dropped_triangles(sliver) == 1
