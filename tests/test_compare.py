@@ -14,7 +14,7 @@ import bpy
 import numpy as np
 import pytest
 
-from tests.blender_helpers import cube, keys, transform
+from tests.blender_helpers import cube, keys, select, transform
 
 FRAMES = 30  # a cube dropped from 4 m lands at frame 1 + 0.90 s * 24 ≈ 22.7
 
@@ -225,3 +225,156 @@ def test_pair_values_follow_impulses_combine_rule(impulse):
     three = np.array([0.1, 0.5, 0.9])
     fitted, miss = fit(three, np.array([True, True, True]), "MINIMUM")
     assert 0 < miss < 0.1  # products cannot be minima exactly: the worst pair is reported
+
+
+# ---- the new shapes (issue #11): each mirrored as the built-in's own kind, like for like ----
+
+SLOPE = math.radians(20.0)
+
+
+def mirrors_of(run):
+    """Run `run()` and return what the built-in's world held at its first frame: per mirror
+    object (named "Impulse mirror ..."), its collision shape, size and parent."""
+    seen: dict = {}
+
+    def record(scene, _depsgraph):
+        if seen or not scene.name.startswith("Scene."):
+            return  # the user's scene, or already recorded
+        for obj in scene.objects:
+            if obj.name.startswith("Impulse mirror") and obj.rigid_body is not None:
+                rb = obj.rigid_body
+                seen[obj.name[len("Impulse mirror "):]] = {
+                    "shape": rb.collision_shape, "type": rb.type, "mass": rb.mass,
+                    "dimensions": tuple(obj.dimensions), "location": tuple(obj.location),
+                    "margin": rb.collision_margin if rb.use_margin else None,
+                    "parent": obj.parent.name[len("Impulse mirror "):] if obj.parent else None,
+                    "vertices": len(obj.data.vertices), "faces": len(obj.data.polygons)}
+
+    bpy.app.handlers.frame_change_post.append(record)
+    try:
+        result = run()
+    finally:
+        bpy.app.handlers.frame_change_post.remove(record)
+    return result, seen
+
+
+def fitted(impulse, obj):
+    """The shape the bake fits to `obj` (Blender units are metres here)."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    return impulse.blender_addon.reading.fitting.fit_body(obj, depsgraph, 1.0, None)[1]
+
+
+def test_cylinder_rolls_down_a_ramp_in_both_engines(impulse, scene):
+    """A cylinder on a 20° ramp rolls without slipping, s = g sin θ t² / 3, in both engines:
+    a box-shaped mirror would stick (friction 1)."""
+    frames = 24
+    scene.frame_start, scene.frame_end = 1, 1 + frames
+    normal = np.array([math.sin(SLOPE), 0.0, math.cos(SLOPE)])
+    downhill = np.array([math.cos(SLOPE), 0.0, -math.sin(SLOPE)])
+    ramp = cube("Ramp", size=1.0)
+    ramp.scale, ramp.rotation_euler = (20.0, 4.0, 1.0), (0.0, SLOPE, 0.0)
+    ramp.impulse.enabled, ramp.impulse.body_type = True, "PASSIVE"
+    radius, start = 0.3, 0.5 * normal + 0.3 * normal - 3.0 * downhill
+    bpy.ops.mesh.primitive_cylinder_add(radius=radius, depth=0.6, vertices=64,
+                                        location=start, rotation=(math.pi / 2, 0.0, 0.0))
+    barrel = bpy.context.active_object
+    barrel.name = "Barrel"
+    select(barrel)
+    assert bpy.ops.impulse.add_bodies(body_type="ACTIVE") == {"FINISHED"}
+    assert barrel.impulse.shape == "CYLINDER"
+    for body in (ramp, barrel):
+        body.impulse.friction, body.impulse.restitution = 1.0, 0.0
+    shape = fitted(impulse, barrel)
+    compare = impulse.blender_addon.verification.compare
+
+    result, mirrors = mirrors_of(lambda: compare.compare_scene(scene))
+
+    mirror = mirrors["Barrel"]
+    r, h = shape.size
+    assert mirror["shape"] == "CYLINDER" and mirror["parent"] is None
+    assert mirror["dimensions"] == pytest.approx((2 * r, 2 * r, 2 * h), rel=1e-5)
+    assert mirrors["Ramp"]["shape"] == "BOX"
+    row = next(row for row in result.bodies if row.name == "Barrel")
+    closed = 9.81 * math.sin(SLOPE) * (frames / 24.0) ** 2 / 3.0  # 1.12 m
+    path = result.ghost_matrices["Barrel"][:, :3, 3]  # the built-in's
+    rolled = (path[-1] - path[0]) @ downhill
+    assert rolled == pytest.approx(closed, rel=0.03)
+    assert row.position_max < 0.03 * closed  # Impulse's barrel stays with it
+
+
+def test_cone_hull_compound_and_mesh_are_mirrored_as_the_builtins_own(impulse, scene):
+    """A cone, a convex-hull Suzanne and a compound chair on a triangle-mesh floor: each mirror
+    is Bullet's own kind with Impulse's sizes and mass, off-centre masses as a Compound Parent
+    at the centre of mass; the cone and chair rest where their shapes say."""
+    frames = 12
+    scene.frame_start, scene.frame_end = 1, 1 + frames
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=8, y_subdivisions=8, size=12.0)
+    floor = bpy.context.active_object
+    floor.name = "Floor"
+    select(floor)
+    assert bpy.ops.impulse.add_bodies(body_type="PASSIVE") == {"FINISHED"}
+    bpy.ops.mesh.primitive_cone_add(radius1=0.4, depth=0.5, vertices=48, location=(-2, 0, 0.25))
+    cone = bpy.context.active_object
+    cone.name = "Cone"
+    bpy.ops.mesh.primitive_monkey_add(location=(0.0, 0.0, 1.5))
+    monkey = bpy.context.active_object
+    monkey.name = "Suzanne"
+    select(cone, monkey)
+    assert bpy.ops.impulse.add_bodies(body_type="ACTIVE") == {"FINISHED"}
+    chair = bpy.data.objects.new("Chair", bpy.data.meshes.new("Chair"))  # a stool: seat, 4 legs
+    scene.collection.objects.link(chair)
+    chair.location = (2.5, 0.0, 0.9)
+    seat = cube("Seat", size=1.0)
+    seat.scale = (1.0, 1.0, 0.1)
+    legs = []
+    for x, y in ((0.4, 0.4), (0.4, -0.4), (-0.4, 0.4), (-0.4, -0.4)):
+        bpy.ops.mesh.primitive_cylinder_add(radius=0.05, depth=0.8, location=(x, y, -0.45))
+        legs.append(bpy.context.active_object)
+    for part in (seat, *legs):
+        part.parent = chair
+    select(seat, *legs)
+    assert bpy.ops.impulse.add_bodies(body_type="ACTIVE") == {"FINISHED"}
+    select(chair)
+    assert bpy.ops.impulse.add_bodies(body_type="ACTIVE") == {"FINISHED"}
+    floor.impulse.shape, cone.impulse.shape = "MESH", "CONE"
+    monkey.impulse.shape, chair.impulse.shape = "CONVEX_HULL", "COMPOUND"
+    for body in (floor, cone, monkey, chair):
+        body.impulse.restitution = 0.0
+    cone_fit, hull_fit = fitted(impulse, cone), fitted(impulse, monkey)
+    r, h = cone_fit.size
+    cone.location.z += 0.002 + h - cone_fit.center[2]  # the fitted base 2 mm above the floor
+    cone_fit = fitted(impulse, cone)
+    compare = impulse.blender_addon.verification.compare
+
+    result, mirrors = mirrors_of(lambda: compare.compare_scene(scene))
+
+    assert {row.name for row in result.bodies} == {"Floor", "Cone", "Suzanne", "Chair"}
+    assert mirrors["Floor"]["shape"] == "MESH" and mirrors["Floor"]["margin"] == 0.0
+    assert (mirrors["Floor"]["vertices"], mirrors["Floor"]["faces"]) == (81, 128)
+    # The cone: a Compound Parent at its centre of mass, h/2 below the shape centre.
+    assert mirrors["Cone"]["shape"] == "COMPOUND"
+    assert mirrors["Cone"]["location"][2] == pytest.approx(cone_fit.center[2] - h / 2, abs=1e-4)
+    part = mirrors["Cone part 0"]
+    assert part["shape"] == "CONE" and part["parent"] == "Cone" and part["margin"] == 0.0
+    assert part["dimensions"] == pytest.approx((2 * r, 2 * r, 2 * h), rel=1e-5)
+    # Suzanne: Bullet hulls the vertices of Impulse's (simplified) hull.
+    hull = impulse.solver.hull.convex_hull(hull_fit.points)
+    part = mirrors["Suzanne part 0"]
+    assert part["shape"] == "CONVEX_HULL" and part["vertices"] == len(hull.vertices)
+    assert part["dimensions"] == pytest.approx(np.ptp(hull.vertices, axis=0), rel=1e-5)
+    # The chair: its children are the parts.
+    parts = sorted(v["shape"] for v in mirrors.values() if v["parent"] == "Chair")
+    assert parts == ["BOX"] + ["CYLINDER"] * 4
+    leg_mirror = next(v for v in mirrors.values() if v["parent"] == "Chair" and
+                      v["shape"] == "CYLINDER")
+    assert leg_mirror["dimensions"] == pytest.approx((0.1, 0.1, 0.8), rel=1e-3)
+    _world, links, _warnings = impulse.blender_addon.reading.bridge.build_world(
+        scene, bpy.context.evaluated_depsgraph_get())
+    for link in links:
+        if link.kind == "dynamic":
+            assert mirrors[link.name]["mass"] == pytest.approx(link.mass, rel=1e-6)
+    # Resting: the cone's base on the floor (a margin would lift it 4 cm), the stool agreeing.
+    cone_path = result.ghost_matrices["Cone"][:, 2, 3]
+    assert cone_path[-1] == pytest.approx(cone.location.z - 0.002, abs=2e-3)
+    chair_row = next(row for row in result.bodies if row.name == "Chair")
+    assert chair_row.position_max < 5e-3

@@ -1,11 +1,16 @@
 """Blender's built-in rigid body world (Bullet) as a reference run for Impulse's bodies.
 
-Every body is mirrored as a small proxy (its box or sphere, origin at the shape centre, so the
-shapes are Impulse's own and not Blender's bounds of the mesh) in a temporary full copy of the
-scene, which is removed again together with every data-block it created: the user's file is left
-as it was. The built-in world has no initial-velocity setting, so each dynamic body is keyed as
-Animated for the first frames, moving at its initial velocity, and then switched off; Bullet
-takes the velocity of the last animated step over exactly.
+Every body is mirrored as small proxies of Impulse's own geometry (not Blender's bounds of the
+user's mesh) in a temporary full copy of the scene, which is removed again together with every
+data-block it created: the user's file is left as it was. Bullet's primitives (box, sphere,
+capsule, cylinder, cone) read only their proxy's bounds, centred on its origin with the axis on
+local z; a convex hull or triangle mesh proxy has the solver's vertices (and triangles). A body of
+several parts, or whose centre of mass is off its shape centre, becomes a Compound Parent at the
+centre of mass (Bullet's body origin) with one child per part. Bullet grows cones and meshes by
+their collision margin, so theirs is 0; the other shapes keep the default margin, which Bullet
+embeds inside them. The built-in world has no initial-velocity setting, so each dynamic body is
+keyed as Animated for the first frames, moving at its initial velocity, and then switched off;
+Bullet takes the velocity of the last animated step over exactly.
 """
 
 from collections.abc import Iterator, Sequence
@@ -29,14 +34,38 @@ START = HANDOVER_FRAMES + 1
 
 _CONSTANT, _LINEAR = 0, 1  # FCurve keyframe interpolation enum values for foreach_set
 
+COLLISION_SHAPES = {"box": "BOX", "sphere": "SPHERE", "capsule": "CAPSULE",
+                    "cylinder": "CYLINDER", "cone": "CONE", "hull": "CONVEX_HULL", "mesh": "MESH"}
+OUTER_MARGIN = ("cone", "mesh")  # shapes Bullet grows by their margin instead of embedding it
+_OFF_CENTRE = 1e-6  # a centre of mass this far (relative to the body's size) off its shape centre
+
+
+@dataclass(frozen=True)
+class MirrorPart:
+    """One part of a body, posed in the body's shape frame (a part's axis on its local z)."""
+
+    shape: str  # a key of COLLISION_SHAPES
+    half_extents: tuple[float, float, float]  # bounds on the part's axes: capsule (r, r, h + r)
+    position: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    orientation: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
+    vertices: np.ndarray | None = None  # a hull's points or a mesh's vertices, in the part frame
+    triangles: np.ndarray | None = None  # a mesh's (T, 3)
+
+    def points(self) -> np.ndarray:
+        """The proxy's vertices: a hull's or mesh's own, else the corners of the bounds."""
+        if self.vertices is not None:
+            return np.asarray(self.vertices, dtype=float).reshape(-1, 3)
+        signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)])
+        return signs * np.asarray(self.half_extents, dtype=float)
+
 
 @dataclass(frozen=True)
 class MirrorBody:
     """One body as Impulse sees it: shape centre pose, shape, mass and per-body material."""
 
     name: str
-    shape: str  # "box" or "sphere"
-    half_extents: tuple[float, float, float]  # a sphere's radius three times
+    shape: str  # a key of COLLISION_SHAPES or "compound"
+    half_extents: tuple[float, float, float]  # bounds in the shape frame (a sphere's r, r, r)
     position: tuple[float, float, float]
     orientation: tuple[float, float, float, float]
     kind: str = "dynamic"  # "dynamic", "static" or "kinematic"
@@ -48,6 +77,22 @@ class MirrorBody:
     linear_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)  # of the shape centre
     angular_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
     path: tuple[np.ndarray, np.ndarray] | None = None  # kinematic: per-frame positions, quats
+    parts: tuple[MirrorPart, ...] = ()  # the geometry; () for one part of `shape` at the centre
+    center_of_mass: tuple[float, float, float] = (0.0, 0.0, 0.0)  # in the shape frame
+
+    def mirror_parts(self) -> tuple[MirrorPart, ...]:
+        return self.parts or (MirrorPart(self.shape, self.half_extents),)
+
+    def is_compound(self) -> bool:
+        """Whether Bullet needs a Compound Parent: several parts, one off the shape centre, or
+        a centre of mass away from it."""
+        parts = self.mirror_parts()
+        at_centre = (np.allclose(parts[0].position, 0.0, rtol=0.0, atol=1e-12)
+                     and np.allclose(parts[0].orientation, (1.0, 0.0, 0.0, 0.0), rtol=0.0,
+                                     atol=1e-12))
+        size = max(float(np.max(self.half_extents)), 1e-9)
+        off = float(np.linalg.norm(self.center_of_mass)) > _OFF_CENTRE * size
+        return len(parts) > 1 or not at_centre or off
 
 
 @dataclass(frozen=True)
@@ -142,26 +187,51 @@ def write_keys(obj, data_path: str, frames, values, interpolation: int = _LINEAR
         curve.update()
 
 
-def _proxy_mesh(body: MirrorBody) -> bpy.types.Mesh:
-    """Vertices only: the bounds are all the built-in's BOX and SPHERE shapes read."""
-    h = np.asarray(body.half_extents, dtype=float)
-    if body.shape == "sphere":
-        corners = np.vstack([np.eye(3), -np.eye(3)]) * h[0]
-    else:
-        corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * h
-    mesh = bpy.data.meshes.new(f"Impulse mirror {body.name}")
-    mesh.from_pydata(corners.tolist(), [], [])
+def _proxy_mesh(name: str, part: MirrorPart | None) -> bpy.types.Mesh:
+    """The part's points (a mesh's triangles too); the primitives read only their bounds. A
+    Compound Parent's own mesh is not collided: it has none."""
+    mesh = bpy.data.meshes.new(f"Impulse mirror {name}")
+    if part is not None:
+        faces = [] if part.triangles is None else np.asarray(part.triangles).tolist()
+        mesh.from_pydata(part.points().tolist(), [], faces)
     return mesh
+
+
+def _collision_shape(rb, shape: str) -> None:
+    rb.collision_shape = shape
+    if shape in ("CONE", "MESH", "COMPOUND"):  # grown by the margin (a compound's inertia too)
+        rb.use_margin = True
+        rb.collision_margin = 0.0
+
+
+def _proxy(scene, collection, name: str, part: MirrorPart | None, kind: str):
+    """A rigid body of the part's shape in the world's collection (a Compound Parent for None),
+    posed by the caller."""
+    obj = bpy.data.objects.new(f"Impulse mirror {name}", _proxy_mesh(name, part))
+    obj.rotation_mode = "QUATERNION"
+    scene.collection.objects.link(obj)
+    collection.objects.link(obj)  # membership in the world's collection adds the rigid body
+    obj.rigid_body.type = "ACTIVE" if kind == "dynamic" else "PASSIVE"
+    _collision_shape(obj.rigid_body, "COMPOUND" if part is None else
+                     COLLISION_SHAPES[part.shape])
+    return obj
+
+
+def origin_offset(body: MirrorBody, orientations: np.ndarray) -> np.ndarray:
+    """(..., 3) from the shape centre to Bullet's body origin (the centre of mass) in world axes."""
+    return quat.rotate(orientations, np.asarray(body.center_of_mass, dtype=float))
 
 
 def _handover(obj, body: MirrorBody, fps: float) -> None:
     """Animated for HANDOVER_FRAMES frames at the initial velocity, then simulated."""
     steps = np.arange(-HANDOVER_FRAMES, 1)
     times = steps / fps
-    positions = np.asarray(body.position) + np.outer(times, body.linear_velocity)
     omega = np.asarray(body.angular_velocity, dtype=float)
     turns = quat.from_axis_angle(np.tile(omega, (len(steps), 1)), np.linalg.norm(omega) * times)
     orientations = quat.multiply(turns, np.asarray(body.orientation, dtype=float))
+    offset = origin_offset(body, np.asarray(body.orientation, dtype=float))
+    velocity = np.asarray(body.linear_velocity) + np.cross(omega, offset)  # of the origin
+    positions = np.asarray(body.position) + offset + np.outer(times, velocity)
     frames = START + steps
     write_keys(obj, "location", frames, positions)
     write_keys(obj, "rotation_quaternion", frames, orientations)
@@ -170,15 +240,20 @@ def _handover(obj, body: MirrorBody, fps: float) -> None:
 
 def _mirror(scene, collection, body: MirrorBody, restitution: float, friction: float,
             settings: MirrorSettings):
-    obj = bpy.data.objects.new(f"Impulse mirror {body.name}", _proxy_mesh(body))
-    obj.rotation_mode = "QUATERNION"
-    obj.location = body.position
+    parts = body.mirror_parts()
+    compound = body.is_compound()
+    obj = _proxy(scene, collection, body.name, None if compound else parts[0], body.kind)
+    if compound:
+        com = np.asarray(body.center_of_mass, dtype=float)
+        for k, part in enumerate(parts):
+            child = _proxy(scene, collection, f"{body.name} part {k}", part, body.kind)
+            child.parent = obj
+            child.location = np.asarray(part.position, dtype=float) - com
+            child.rotation_quaternion = part.orientation
+    orientation = np.asarray(body.orientation, dtype=float)
+    obj.location = np.asarray(body.position) + origin_offset(body, orientation)
     obj.rotation_quaternion = body.orientation
-    scene.collection.objects.link(obj)
-    collection.objects.link(obj)  # membership in the world's collection adds the rigid body
     rb = obj.rigid_body
-    rb.type = "ACTIVE" if body.kind == "dynamic" else "PASSIVE"
-    rb.collision_shape = "SPHERE" if body.shape == "sphere" else "BOX"
     rb.mass = max(float(body.mass), 0.001)
     rb.restitution = restitution
     rb.friction = friction
@@ -190,7 +265,8 @@ def _mirror(scene, collection, body: MirrorBody, restitution: float, friction: f
     elif body.kind == "kinematic" and body.path is not None:
         rb.kinematic = True
         frames = START + np.arange(len(body.path[0]))
-        write_keys(obj, "location", frames, body.path[0])
+        write_keys(obj, "location", frames,
+                   body.path[0] + origin_offset(body, np.asarray(body.path[1])))
         write_keys(obj, "rotation_quaternion", frames, body.path[1])
     return obj
 
@@ -269,8 +345,9 @@ def simulate_builtin(bodies: Sequence[MirrorBody], settings: MirrorSettings,
                 matrices = [p.matrix_world for p in proxies]
                 places.append([m.translation[:] for m in matrices])
                 turns.append([m.to_quaternion()[:] for m in matrices])
-    positions = np.array(places, dtype=float).reshape(-1, len(bodies), 3)
     orientations = quat.normalize(np.array(turns, dtype=float).reshape(-1, len(bodies), 4))
+    positions = np.array(places, dtype=float).reshape(-1, len(bodies), 3) - np.stack(
+        [origin_offset(body, orientations[:, j]) for j, body in enumerate(bodies)], axis=1)
     linear, angular = sampled_velocities(positions, orientations, settings.fps, settings.gravity,
                                          settings.substeps)
     return BuiltinRun(positions, orientations, linear, angular, settings.fps,

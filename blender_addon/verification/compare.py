@@ -16,9 +16,17 @@ import numpy as np
 
 from ... import solver
 from ...solver import quaternion as quat
+from ...solver.geometry import local_extents
 from ..reading.bridge import build_world, frame_range
 from . import charts, report, report_html
-from .builtin_world import MirrorBody, MirrorSettings, simulate_builtin, write_keys
+from .builtin_world import (
+    MirrorBody,
+    MirrorPart,
+    MirrorSettings,
+    origin_offset,
+    simulate_builtin,
+    write_keys,
+)
 
 TEXT_NAME = "Impulse vs Built-in"
 REPORT_NAME = "Impulse Report"
@@ -26,11 +34,25 @@ GHOSTS_NAME = "Impulse Ghosts"
 CONTACT_ACCELERATION = 0.5  # m/s² away from gravity that marks a body's first contact
 
 
+PART_SHAPES = {solver.BOX: "box", solver.SPHERE: "sphere", solver.CAPSULE: "capsule",
+               solver.CYLINDER: "cylinder", solver.CONE: "cone", solver.HULL: "hull",
+               solver.MESH: "mesh"}
+
+
 def shape_inertia(body: MirrorBody) -> np.ndarray:
-    """Body-frame inertia the built-in derives from the shape (box or solid sphere)."""
-    if body.shape == "sphere":
+    """Body-frame inertia the built-in derives from the shape: exact for a box, a solid sphere
+    and a cylinder; for the others Bullet takes the box of the shape's bounds."""
+    parts = body.mirror_parts()
+    if not body.is_compound() and parts[0].shape == "sphere":
         return solver.sphere_inertia(body.mass, body.half_extents[0])
-    return solver.box_inertia(body.mass, np.asarray(body.half_extents, dtype=float))
+    if not body.is_compound() and parts[0].shape == "cylinder":
+        r, h = body.half_extents[0], body.half_extents[2]
+        across = body.mass * (r * r / 4.0 + h * h / 3.0)
+        return np.diag([across, across, body.mass * r * r / 2.0])
+    corners = np.concatenate([quat.rotate(np.asarray(p.orientation, dtype=float), p.points())
+                              + p.position for p in parts])
+    half = 0.5 * (corners.max(axis=0) - corners.min(axis=0))
+    return solver.box_inertia(body.mass, half)
 
 
 def momenta(run, bodies) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -43,9 +65,11 @@ def momenta(run, bodies) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     dynamic = np.array([b.kind == "dynamic" for b in bodies])
     mass = np.array([b.mass for b in bodies])[dynamic]
     inertia = np.array([shape_inertia(b) for b in bodies]).reshape(-1, 3, 3)[dynamic]
-    x = run.positions[:, dynamic]
-    v = run.linear_velocities[:, dynamic]
+    offsets = np.stack([origin_offset(b, run.orientations[:, j]) for j, b in enumerate(bodies)],
+                       axis=1)[:, dynamic]  # shape centres -> centres of mass
     w = run.angular_velocities[:, dynamic]
+    x = run.positions[:, dynamic] + offsets
+    v = run.linear_velocities[:, dynamic] + np.cross(w, offsets)
     r = quat.to_matrix(run.orientations[:, dynamic])
     spin = np.einsum("fnij,njk,fnlk,fnl->fni", r, inertia, r, w)
     energy = 0.5 * (np.einsum("n,fni,fni->f", mass, v, v) + np.einsum("fni,fni->f", w, spin))
@@ -115,11 +139,23 @@ class Comparison:
         return "\n".join(lines) + "\n"
 
 
-def _mirror_bodies(world, links, trajectory) -> list[MirrorBody]:
-    """The bodies Impulse built, in the World's order, as the built-in should see them.
+def _mirror_parts(parts) -> tuple[MirrorPart, ...]:
+    """The solver's parts of one body (world.geometry), in its shape frame, for Bullet."""
+    return tuple(MirrorPart(
+        shape=PART_SHAPES[part.kind],
+        half_extents=tuple(local_extents(part).tolist()),
+        position=tuple(np.asarray(part.position, dtype=float).tolist()),
+        orientation=tuple(quat.from_matrix(np.asarray(part.rotation, dtype=float)).tolist()),
+        vertices=part.hull.vertices if part.hull is not None else
+        part.mesh.vertices if part.mesh is not None else None,
+        triangles=part.mesh.triangles if part.mesh is not None else None) for part in parts)
 
-    Bullet's centre of mass is the shape centre, so it gets the shape centre's initial velocity
-    v + ω × (centre - com).
+
+def _mirror_bodies(world, links, trajectory) -> list[MirrorBody]:
+    """The bodies Impulse built, in the World's order, as the built-in should see them: the
+    solver's own parts (a hull as simplified), the centre of mass where the solver has it.
+
+    The initial velocity is the shape centre's, v + ω × (centre - com).
     """
     state = world.bodies
     offsets = quat.rotate(trajectory.orientations[0], state.com_offset)
@@ -129,9 +165,10 @@ def _mirror_bodies(world, links, trajectory) -> list[MirrorBody]:
     bodies = []
     for i in range(len(state)):
         name, kind = kinds[i]
+        parts = _mirror_parts(world.geometry.parts[i])
         bodies.append(MirrorBody(
             name=name,
-            shape="sphere" if state.shape[i] == solver.SPHERE else "box",
+            shape=parts[0].shape if len(parts) == 1 else "compound",
             half_extents=tuple(state.half_extents[i].tolist()),
             position=tuple(trajectory.positions[0, i].tolist()),
             orientation=tuple(trajectory.orientations[0, i].tolist()),
@@ -144,8 +181,22 @@ def _mirror_bodies(world, links, trajectory) -> list[MirrorBody]:
             linear_velocity=tuple(velocities[i].tolist()),
             angular_velocity=tuple(trajectory.angular_velocities[0, i].tolist()),
             path=(trajectory.positions[:, i], trajectory.orientations[:, i])
-            if kind == "kinematic" else None))
+            if kind == "kinematic" else None,
+            parts=parts,
+            center_of_mass=tuple(state.com_offset[i].tolist())))
     return bodies
+
+
+def _inertia_notes(bodies: Sequence[MirrorBody]) -> list[str]:
+    """Bullet derives a body's inertia from its collision shape, not from the mesh."""
+    rough = [b.name for b in bodies if b.kind == "dynamic" and (
+        b.is_compound() or b.mirror_parts()[0].shape not in ("box", "sphere", "cylinder"))]
+    if not rough:
+        return []
+    named = ", ".join(rough[:3]) + (f" and {len(rough) - 3} more" if len(rough) > 3 else "")
+    return [f"Note: the built-in gives {named} the inertia of the box around the shape (its "
+            "approximation for capsules, cones, hulls and compounds, about the centre of mass); "
+            "Impulse the closed mesh's, or the shape's exact one"]
 
 
 def _body_rows(bodies, impulse, builtin, gravity, start) -> list[BodyComparison]:
@@ -202,6 +253,7 @@ def compare_scene(scene, depsgraph=None, frame_start=None, frame_end=None,
               f"Impulse's rule, worst pair off by {v:.3g}" for k, v in builtin.pair_mismatch.items()
               if v > 1e-9]
     notes.append("Damping: Blender's defaults" if blender_damping else "Damping: zero in both")
+    notes += _inertia_notes(bodies)
     notes.append("Units: m, degrees, J, kg m/s, kg m²/s (about the origin); first contact: the "
                  "frame whose acceleration departs from gravity")
     ghosts = {link.name: link.world_matrices(builtin.positions[:, link.index],
