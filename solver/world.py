@@ -49,11 +49,13 @@ from .constraints import (
 )
 from .contacts import Contacts, find_contacts
 from .geometry import Geometry
+from .impact import advance_to_impact
 from .integrate import integrate_positions, integrate_velocities
 from .kinematic import Paths, rotation_rate
 from .materials import check_rule
 from .rolling import resist_rolling
 from .shapes import BOX, SPHERE
+from .sinking import sinking_targets
 from .toi import time_of_impact_batch
 from .trajectory import Cancelled, Snapshot, Trajectory
 
@@ -226,11 +228,13 @@ class World:
                 break  # everything sleeps: nothing moves this frame
             integrate_velocities(b.velocity, b.angular_velocity, b.inverse_mass, b.drag, b.lift,
                                  b.linear_damping, b.angular_damping, awake, self.gravity, h)
-            pseudo = _NO_PUSH
+            pseudo, left = _NO_PUSH, 1.0  # left: the part of the substep each body moves
             if len(rows):
                 world_inverse = b.world_inverse_inertia(rotations)
                 prepare(contacts, rows, b.position, b.inverse_mass, world_inverse)
                 if self.method == "impulse":
+                    left = advance_to_impact(contacts, rows, b, rotations, world_inverse,
+                                             self.gravity, h)
                     pseudo = self._solve_impulses(contacts, rows, h)
                     resist_rolling(rows, contacts.a, contacts.b, contacts.points, contacts.point,
                                    contacts.normal, contacts.normal_impulse, b.position,
@@ -239,8 +243,9 @@ class World:
                     self._apply_springs(contacts, rows, h)
             self._push_out_work += integrate_positions(
                 b.position, b.orientation, b.velocity, b.angular_velocity, b.inertia,
-                b.inverse_inertia, b.mass, awake, h * self._first_contact(awake, rotations, h),
-                pseudo[0], pseudo[1], self.gravity)
+                b.inverse_inertia, b.mass, awake,
+                h * left * self._first_contact(awake, rotations, h), pseudo[0], pseudo[1],
+                self.gravity)
             self._set_kinematic_poses(target)
             linalg.matrices(b.orientation, rotations)
             self._record(contacts, rows)
@@ -277,8 +282,8 @@ class World:
         A body that would move more than CCD_FRACTION of its smallest half-extent is stopped at
         its time of first contact with any body it may reach (sinking no deeper than the
         slop), so it cannot pass through a thin one; the next substep's contacts then answer
-        the collision. Pairs already that deep are the contacts' to answer: holding a body on
-        them would freeze it in place while gravity kept adding speed.
+        the collision. Pairs already that deep are held where they would sink a slop deeper
+        than now (solver.sinking), so an initial overlap does not switch CCD off.
         """
         b = self.bodies
         fraction = np.ones(len(b))
@@ -286,14 +291,18 @@ class World:
         if not fast_bodies(b.velocity, b.angular_velocity, self._radius, b.thickness, awake,
                            h, fast):
             return fraction
-        pairs = self._pairs[fast[self._pairs[:, 0]] | fast[self._pairs[:, 1]]]
+        rows = np.flatnonzero(fast[self._pairs[:, 0]] | fast[self._pairs[:, 1]])
+        pairs = self._pairs[rows]
         if not len(pairs):
             return fraction
         offset = np.einsum("nij,nj->ni", rotations, b.com_offset)
-        toi = time_of_impact_batch(b.shape, b.position - offset, b.orientation, b.half_extents,
-                                   b.velocity - np.cross(b.angular_velocity, offset),
-                                   b.angular_velocity, pairs, h,
-                                   -self._slop()[pairs].min(axis=1), self.geometry.tables())
+        moving = (b.shape, b.position - offset, b.orientation, b.half_extents,
+                  b.velocity - np.cross(b.angular_velocity, offset), b.angular_velocity)
+        slop = self._slop()[pairs].min(axis=1)
+        toi = time_of_impact_batch(*moving, pairs, h, -slop, self.geometry.tables())
+        deep = np.flatnonzero(toi <= 0.0)
+        toi[deep] = time_of_impact_batch(*moving, pairs[deep], h, sinking_targets(
+            self._contacts, rows[deep], slop[deep]), self.geometry.tables())
         toi = np.where(toi > 0.0, toi, np.inf)
         for column in (0, 1):
             np.minimum.at(fraction, pairs[:, column], np.minimum(toi / h, 1.0))
