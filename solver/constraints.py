@@ -21,6 +21,10 @@ SUBSETS = 2**POINTS  # subsets of a manifold's points, as bit codes
 # its normal block is singular. Modes weaker than this fraction of the strongest are treated as
 # absent (pseudo-inverse), which gives the even, minimum-norm split of the load.
 CUTOFF = 1e-4
+# A new point inherits an old one's impulses when its anchors moved less than this fraction of
+# their length from the old point's (about 5 mm at a unit box's corner): a point that merely
+# changed feature id under rounding, not a different corner (matches).
+MATCH_DISTANCE = 0.005
 
 
 class Manifolds:
@@ -169,16 +173,22 @@ def fill_rows(rows, starts, point, normal, depth, feature, a, b, shape, position
               rotations, com_offset, points, row_feature, row_normal, tangents, row_point, anchor_a,
               anchor_b, base, separation, relative, orientation_a, orientation_b,
               normal_impulse, incoming, friction_impulse) -> None:
-    """Rows rows[k] get the contacts starts[k]:starts[k + 1]; impulses follow the features."""
+    """Rows rows[k] get the contacts starts[k]:starts[k + 1]; impulses follow the points they
+    held (matches)."""
     old_feature = np.empty(POINTS, dtype=np.int64)
+    old_anchors = np.empty((2, POINTS, 3))
     old_normal = np.empty(POINTS)
     old_incoming = np.empty(POINTS)
     old_friction = np.empty((POINTS, 3))
+    match = np.empty(POINTS, dtype=np.int64)
+    used = np.empty(POINTS, dtype=np.bool_)
     for k in range(len(rows)):
         p = rows[k]
         old_count = points[p]
         for t in range(old_count):
             old_feature[t] = row_feature[p, t]
+            old_anchors[0, t] = anchor_a[p, t]
+            old_anchors[1, t] = anchor_b[p, t]
             old_normal[t] = normal_impulse[p, t]
             old_incoming[t] = incoming[p, t]
             for i in range(3):
@@ -204,15 +214,18 @@ def fill_rows(rows, starts, point, normal, depth, feature, a, b, shape, position
                     anchor_a[p, s])
             _anchor(shape, position, rotations, com_offset, b[p], point[c], normal[c],
                     anchor_b[p, s])
-            for t in range(old_count):
-                if old_feature[t] == feature[c]:
-                    normal_impulse[p, s] = old_normal[t]
-                    incoming[p, s] = old_incoming[t]
-                    for r in range(2):
-                        friction_impulse[p, s, r] = (tangents[p, r, 0] * old_friction[t, 0]
-                                                     + tangents[p, r, 1] * old_friction[t, 1]
-                                                     + tangents[p, r, 2] * old_friction[t, 2])
-                    break
+        matches(count, row_feature[p], anchor_a[p], anchor_b[p], old_count, old_feature,
+                old_anchors[0], old_anchors[1], match, used)
+        for s in range(count):
+            t = match[s]
+            if t < 0:
+                continue
+            normal_impulse[p, s] = old_normal[t]
+            incoming[p, s] = old_incoming[t]
+            for r in range(2):
+                friction_impulse[p, s, r] = (tangents[p, r, 0] * old_friction[t, 0]
+                                             + tangents[p, r, 1] * old_friction[t, 1]
+                                             + tangents[p, r, 2] * old_friction[t, 2])
         for s in range(count, POINTS):  # unused slots share the normal (zero rows anyway)
             for i in range(3):
                 row_normal[p, s, i] = row_normal[p, 0, i] if count else 0.0
@@ -220,6 +233,52 @@ def fill_rows(rows, starts, point, normal, depth, feature, a, b, shape, position
             relative[p, i] = position[b[p], i] - position[a[p], i]
         orientation_a[p] = orientation[a[p]]
         orientation_b[p] = orientation[b[p]]
+
+
+@njit(cache=True)
+def matches(count, feature, anchor_a, anchor_b, old_count, old_feature, old_anchor_a,
+            old_anchor_b, out, used) -> None:
+    """out[s] = the old point (of the same pair) whose impulses new point s inherits, or -1:
+    the one with the same feature id, else the nearest one left whose anchors on both bodies
+    lie within MATCH_DISTANCE of the new ones (relative to the anchors' own lengths).
+
+    Feature ids alone are not stable: a corner exactly on the rim of the face below (equal
+    boxes stacked) is clipped as a corner or as a crossing point depending on rounding, and a
+    resting stack that lost those points' impulses at a recollision would sag and jitter.
+    Anchors are body-frame offsets from the centres of mass, so a point that stayed where it
+    was on both bodies matches whatever the bodies did meanwhile. used is (POINTS,) scratch.
+    """
+    for t in range(old_count):
+        used[t] = False
+    for s in range(count):
+        out[s] = -1
+        for t in range(old_count):
+            if not used[t] and old_feature[t] == feature[s]:
+                out[s] = t
+                used[t] = True
+                break
+    for s in range(count):
+        if out[s] >= 0:
+            continue
+        nearest = MATCH_DISTANCE
+        for t in range(old_count):
+            if used[t]:
+                continue
+            apart = max(_relative_distance(anchor_a[s], old_anchor_a[t]),
+                        _relative_distance(anchor_b[s], old_anchor_b[t]))
+            if apart <= nearest:
+                nearest = apart
+                out[s] = t
+        if out[s] >= 0:
+            used[out[s]] = True
+
+
+@njit(cache=True)
+def _relative_distance(anchor, old) -> float:
+    """|anchor - old| / |anchor| (0 when both are the centre)."""
+    apart = np.sqrt((anchor[0] - old[0]) ** 2 + (anchor[1] - old[1]) ** 2
+                    + (anchor[2] - old[2]) ** 2)
+    return apart / linalg.norm(anchor) if apart > 0.0 else 0.0
 
 
 @njit(cache=True)
@@ -275,37 +334,41 @@ def turned(q, q0) -> float:
 
 
 @njit(cache=True)
-def warm_start_from(old_key, old_points, old_feature, old_normal, old_incoming, old_friction,
-                    old_tangents, key, points, feature, normal_impulse, incoming,
-                    friction_impulse, tangents) -> None:
-    """Carry impulses over from the previous frame's rows by (a, b, feature); friction as a
-    world vector projected on the new tangents, so it survives a change of basis. Keys
-    (a N + b) are sorted on both sides."""
+def warm_start_from(old_key, old_points, old_feature, old_anchor_a, old_anchor_b, old_normal,
+                    old_incoming, old_friction, old_tangents, key, points, feature, anchor_a,
+                    anchor_b, normal_impulse, incoming, friction_impulse, tangents) -> None:
+    """Carry impulses over from the previous frame's rows by pair and matched point (matches);
+    friction as a world vector projected on the new tangents, so it survives a change of basis.
+    Keys (a N + b) are sorted on both sides."""
+    match = np.empty(POINTS, dtype=np.int64)
+    used = np.empty(POINTS, dtype=np.bool_)
     for p in range(len(key)):
         q = np.searchsorted(old_key, key[p])
         if q >= len(old_key) or old_key[q] != key[p]:
             continue
+        matches(points[p], feature[p], anchor_a[p], anchor_b[p], old_points[q], old_feature[q],
+                old_anchor_a[q], old_anchor_b[q], match, used)
         for s in range(points[p]):
-            for t in range(old_points[q]):
-                if old_feature[q, t] != feature[p, s]:
-                    continue
-                normal_impulse[p, s] = old_normal[q, t]
-                incoming[p, s] = old_incoming[q, t]
-                for r in range(2):
-                    total = 0.0
-                    for i in range(3):
-                        world = (old_friction[q, t, 0] * old_tangents[q, 0, i]
-                                 + old_friction[q, t, 1] * old_tangents[q, 1, i])
-                        total += tangents[p, r, i] * world
-                    friction_impulse[p, s, r] = total
-                break
+            t = match[s]
+            if t < 0:
+                continue
+            normal_impulse[p, s] = old_normal[q, t]
+            incoming[p, s] = old_incoming[q, t]
+            for r in range(2):
+                total = 0.0
+                for i in range(3):
+                    world = (old_friction[q, t, 0] * old_tangents[q, 0, i]
+                             + old_friction[q, t, 1] * old_tangents[q, 1, i])
+                    total += tangents[p, r, i] * world
+                friction_impulse[p, s, r] = total
 
 
 def warm_start(m: Manifolds, previous: Manifolds, count: int) -> None:
-    """Impulses of the previous frame's rows, matched by pair and feature."""
+    """Impulses of the previous frame's rows, matched by pair and point."""
     warm_start_from(previous.a * count + previous.b, previous.points, previous.feature,
-                    previous.normal_impulse, previous.incoming, previous.friction_impulse,
-                    previous.tangents, m.a * count + m.b, m.points, m.feature,
+                    previous.anchor_a, previous.anchor_b, previous.normal_impulse,
+                    previous.incoming, previous.friction_impulse, previous.tangents,
+                    m.a * count + m.b, m.points, m.feature, m.anchor_a, m.anchor_b,
                     m.normal_impulse, m.incoming, m.friction_impulse, m.tangents)
 
 
