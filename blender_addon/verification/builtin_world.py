@@ -36,7 +36,9 @@ _CONSTANT, _LINEAR = 0, 1  # FCurve keyframe interpolation enum values for forea
 
 COLLISION_SHAPES = {"box": "BOX", "sphere": "SPHERE", "capsule": "CAPSULE",
                     "cylinder": "CYLINDER", "cone": "CONE", "hull": "CONVEX_HULL", "mesh": "MESH"}
-OUTER_MARGIN = ("cone", "mesh")  # shapes Bullet grows by their margin instead of embedding it
+# Bullet grows these by their collision margin instead of embedding it (a compound's inertia box
+# too), so theirs is 0; the other shapes keep Blender's default.
+ZERO_MARGIN = ("CONE", "MESH", "COMPOUND")
 _OFF_CENTRE = 1e-6  # a centre of mass this far (relative to the body's size) off its shape centre
 
 
@@ -199,7 +201,7 @@ def _proxy_mesh(name: str, part: MirrorPart | None) -> bpy.types.Mesh:
 
 def _collision_shape(rb, shape: str) -> None:
     rb.collision_shape = shape
-    if shape in ("CONE", "MESH", "COMPOUND"):  # grown by the margin (a compound's inertia too)
+    if shape in ZERO_MARGIN:
         rb.use_margin = True
         rb.collision_margin = 0.0
 
