@@ -5,6 +5,7 @@ mesh is turned and scaled first, so an axis found by luck (the object's own z) w
 """
 
 import math
+import time
 
 import bpy
 import numpy as np
@@ -284,3 +285,144 @@ def test_overlay_draws_every_shape_kind_on_its_fit(scene, impulse, shape):
     assert np.hypot(lines[:, 0], lines[:, 1]).max() == pytest.approx(0.5, abs=1e-4)
 
 
+
+def lowest_point(obj) -> float:
+    """The lowest z of the object's evaluated mesh, in world space."""
+    bpy.context.view_layer.update()
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = obj.evaluated_get(depsgraph)
+    matrix = np.array(evaluated.matrix_world)
+    mesh = evaluated.to_mesh()
+    local = np.array([v.co for v in mesh.vertices])
+    evaluated.to_mesh_clear()
+    return float((local @ matrix[:3, :3].T + matrix[:3, 3])[:, 2].min())
+
+
+def bake(frames: int) -> set:
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    return bpy.ops.impulse.bake()
+
+
+def floor(shape="BOX"):
+    """A passive ground whose top is the plane z = 0: a slab, or a tessellated grid as Mesh."""
+    if shape == "MESH":
+        bpy.ops.mesh.primitive_grid_add(x_subdivisions=20, y_subdivisions=20, size=20.0)
+        ground = bpy.context.active_object
+    else:
+        ground = cube("Floor", location=(0.0, 0.0, -0.5), size=1.0)
+        ground.scale = (20.0, 20.0, 1.0)
+    add(ground, body_type="PASSIVE", shape=shape, restitution=0.0)
+    return ground
+
+
+# Meshes dropped onto the floor, each with the shape that fits it (made upright, so it rests).
+DROPPED = {
+    "BOX": lambda: bpy.ops.mesh.primitive_cube_add(size=0.5),
+    "SPHERE": lambda: bpy.ops.mesh.primitive_uv_sphere_add(radius=0.3, segments=48,
+                                                          ring_count=24),
+    "CAPSULE": lambda: capsule_mesh(0.2, 0.3),
+    "CYLINDER": lambda: bpy.ops.mesh.primitive_cylinder_add(radius=0.3, depth=0.5),
+    "CONE": lambda: bpy.ops.mesh.primitive_cone_add(radius1=0.4, depth=0.5),
+    "CONVEX_HULL": lambda: bpy.ops.mesh.primitive_monkey_add(size=0.6, rotation=(1.2, 0, 0)),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(DROPPED))
+def test_every_convex_shape_bakes_and_rests_on_its_mesh(scene, shape):
+    floor()
+    DROPPED[shape]()
+    body = bpy.context.active_object
+    body.location = (0.0, 0.0, 1.0)
+    add(body, shape=shape, restitution=0.0)
+    assert bake(72) == {"FINISHED"}
+    scene.frame_set(72)
+    # Resting on the fitted shape's true size: the mesh's lowest point is on the floor.
+    tolerance = 0.02 if shape == "CONVEX_HULL" else 0.005  # Suzanne's hull is simplified
+    assert lowest_point(body) == pytest.approx(0.0, abs=tolerance)
+
+
+def test_a_box_rests_on_a_passive_triangle_mesh_floor(scene):
+    floor("MESH")
+    box = cube("Box", location=(0.3, 0.2, 1.0), size=0.5)
+    add(box, restitution=0.0)
+    assert bake(48) == {"FINISHED"}
+    scene.frame_set(48)
+    assert lowest_point(box) == pytest.approx(0.0, abs=0.005)
+
+
+def test_a_compound_bakes_on_its_parent_and_children_ride_along(scene):
+    floor()
+    parent, seat, legs = chair()
+    before = [transform(child) for child in (seat, *legs)]
+    assert bake(72) == {"FINISHED"}
+    assert parent.animation_data is not None and parent.animation_data.action is not None
+    assert all(child.animation_data is None for child in (seat, *legs))
+    scene.frame_set(72)
+    # It stands on its legs: their lowest points are on the floor, the seat's above it.
+    assert min(lowest_point(leg) for leg in legs) == pytest.approx(0.0, abs=0.005)
+    assert lowest_point(seat) > 0.7
+    scene.frame_set(1)
+    for child, start in zip((seat, *legs), before, strict=True):
+        assert np.allclose(transform(child)[-1], start[-1], atol=1e-6)
+
+
+def test_live_preview_carries_a_compounds_parts(scene, impulse):
+    preview = impulse.blender_addon.baking.preview
+    scene.impulse.use_gravity = False
+    scene.frame_start, scene.frame_end = 1, 25
+    parent, seat, _legs = chair()
+    parent.impulse.initial_linear_velocity = (1.0, 0.0, 0.0)  # 1 m/s, nothing in the way
+    scene.frame_set(1)
+    start = np.array(seat.matrix_world.translation)
+    preview.start(scene)
+    try:
+        time.sleep(preview.POLL_SECONDS)
+        delay = preview.tick()
+        while not preview.ready(scene) and not preview.failed(scene):
+            time.sleep(delay or 0.0)
+            delay = preview.tick()
+        assert not preview.failed(scene), preview.status(scene)
+        scene.frame_set(25)
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        shown = np.array(seat.evaluated_get(depsgraph).matrix_world.translation)
+        assert shown - start == pytest.approx([1.0, 0.0, 0.0], abs=1e-3)  # 24 frames = 1 s
+    finally:
+        preview.stop(scene)
+
+
+def bowl(radius: float, rings: int = 12, segments: int = 48):
+    """The lower half of a sphere (open at the top, a pole at the bottom): a passive Mesh bowl,
+    its bottom at z = -radius."""
+    angles = np.arange(segments) * (2.0 * math.pi / segments)
+    vertices = [(0.0, 0.0, -radius)]
+    for ring in range(1, rings + 1):
+        polar = ring * (0.5 * math.pi / rings)  # from the bottom pole up to the rim
+        vertices += [(radius * math.sin(polar) * math.cos(a), radius * math.sin(polar) *
+                      math.sin(a), -radius * math.cos(polar)) for a in angles]
+    faces = [(0, 1 + (j + 1) % segments, 1 + j) for j in range(segments)]
+    for ring in range(rings - 1):
+        low, high = 1 + ring * segments, 1 + (ring + 1) * segments
+        faces += [(low + j, low + (j + 1) % segments, high + (j + 1) % segments, high + j)
+                  for j in range(segments)]
+    mesh = bpy.data.meshes.new("Bowl")
+    mesh.from_pydata(vertices, [], faces)
+    obj = bpy.data.objects.new("Bowl", mesh)
+    bpy.context.collection.objects.link(obj)
+    add(obj, body_type="PASSIVE", shape="MESH", restitution=0.0)
+    return obj
+
+
+def test_start_overlaps_are_measured_on_the_real_shapes(scene, capsys):
+    bowl(2.0)
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=0.3, location=(0.0, 0.0, -1.69))
+    ball = bpy.context.active_object
+    ball.name = "Ball"
+    add(ball, shape="SPHERE", restitution=0.0)  # inside the bowl's box, clear of the bowl
+    sunk = cube("Sunk", location=(1.0, 0.0, -1.5), size=0.6)  # through the bowl's wall
+    add(sunk, restitution=0.0)
+    capsys.readouterr()
+    assert bake(5) == {"FINISHED"}
+    out = capsys.readouterr().out
+    assert "'Ball'" not in out.split("Baked")[0]
+    assert "'Bowl' and 'Sunk' overlap by" in out or "'Sunk' and 'Bowl' overlap by" in out

@@ -1,10 +1,10 @@
 """Warnings that explain a bake: what went wrong, between which bodies, and what to change.
 
 The solver's statistics say only how deep the deepest contact was. These checks look at the
-baked trajectory (row 0 is the start frame) with the solver's own narrow phase and name the
-bodies: a pair that overlaps before anything moved, a heavy body resting on one so much lighter
-that the settings cannot hold it up, and a pair that sank into each other by more than 5 % of a
-body's size.
+baked trajectory (row 0 is the start frame) with the solver's own narrow phase on the World's
+own shapes (hulls, meshes and compounds included) and name the bodies: a pair that overlaps
+before anything moved, a heavy body resting on one so much lighter that the settings cannot
+hold it up, and a pair that sank into each other by more than 5 % of a body's size.
 """
 
 from collections.abc import Callable
@@ -40,7 +40,7 @@ def bake_warnings(trajectory, links: list[BodyLink], world, frame_start: int,
     links are in solver order; world gives gravity, substeps and iterations; `length` formats
     metres for the user.
     """
-    scan = _Scanner(trajectory, links, frame_start)
+    scan = _Scanner(trajectory, links, world, frame_start)
     return [
         *_start_overlaps(scan, length),
         *_heavy_on_light(scan, np.asarray(world.gravity, dtype=float), world.substeps,
@@ -52,16 +52,17 @@ def bake_warnings(trajectory, links: list[BodyLink], world, frame_start: int,
 class _Scanner:
     """Contacts (pair, deepest depth, normal) among the bodies at any row of the trajectory."""
 
-    def __init__(self, trajectory, links: list[BodyLink], frame_start: int):
+    def __init__(self, trajectory, links: list[BodyLink], world, frame_start: int):
         self.trajectory = trajectory
         self.frame_start = frame_start
         self.bodies = links
-        self.shape = np.array([solver.SPHERE if b.shape == "sphere" else solver.BOX
-                               for b in links], dtype=np.int64)
-        self.half = np.array([b.half_extents for b in links], dtype=float).reshape(-1, 3)
+        state = world.bodies
+        self.shape = np.asarray(state.shape, dtype=np.int64)
+        self.half = np.asarray(state.half_extents, dtype=float).reshape(-1, 3)
+        self.tables = world.geometry.tables()
         self.mass = np.array([b.mass for b in links], dtype=float)
         self.dynamic = self.mass > 0.0
-        self.thickness = 2.0 * self.half.min(axis=1)
+        self.thickness = 2.0 * np.asarray(state.thickness, dtype=float)  # a mesh's is infinite
 
     def contacts(self, row: int, wanted=None):
         """(pairs (P, 2), depth (P,), normal (P, 3) from a to b) of pairs that touch at `row`;
@@ -72,7 +73,8 @@ class _Scanner:
         pairs = solver.sweep_and_prune(lo, hi, self.dynamic)
         if wanted is not None:
             pairs = pairs[wanted(pairs)]
-        found = solver.find_contacts(self.shape, centres, rotations, self.half, pairs)
+        found = solver.find_contacts(self.shape, centres, rotations, self.half, pairs,
+                                     tables=self.tables)
         if len(found) == 0:
             return np.empty((0, 2), np.int64), np.empty(0), np.empty((0, 3))
         keys = found.a * len(self.bodies) + found.b
