@@ -145,6 +145,8 @@ def child_builtin(spec: scenes.MeshScene, sleeping: bool, keys: bool) -> None:
 
 def child_solver(spec: scenes.MeshScene, sleeping: bool, _keys: bool) -> None:
     """Impulse's solver on its own: add_body(shape="mesh") and add_body(shape="hull")."""
+    import bpy  # noqa: F401  (bmesh, for Suzanne's vertices, is importable only after bpy)
+
     import solver
 
     points = _monkey_vertices()
