@@ -3,8 +3,9 @@
 A 1 m box of mass r rests on a 1 m box of 1 kg on a static ground (gravity 9.81, 24 fps, 72
 frames, the two stacked exactly touching at the start). Each cell is the deepest sink of the
 stack over the run, as a fraction of the light box's size; a sink under 5 % counts as held.
-checks.heavy_ratio_held(substeps, iterations) should lie between the last held ratio and the
-first one that is not.
+Before the conjugate-gradient polish of the contact solve (solver/polish.py) the ratio held
+rose with the settings (about 200 at 10 substeps x 10 iterations) and the bake warned beyond
+it; now every cell holds, so the bake no longer warns about heavy bodies on light ones.
 
 Then the figures of issue #10 item 1 at the default settings (10 substeps, 10 iterations),
 sleeping off and on: the worst drift over the run of the heavy and the light box (1:1,000 and
