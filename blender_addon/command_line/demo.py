@@ -97,7 +97,7 @@ def _ramp_mesh(name: str, segments: int = 24) -> bpy.types.Mesh:
     mesh.from_pydata(vertices, [], faces)
     bm = bmesh.new()
     bm.from_mesh(mesh)
-    bmesh.ops.recalc_face_normals(bm, faces=bm.faces)
+    bmesh.ops.recalc_face_normals(bm, faces=list(bm.faces))
     bm.to_mesh(mesh)
     bm.free()
     return mesh
