@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import scenes  # noqa: E402
 from numba import njit  # noqa: E402
 
 from solver import (  # noqa: E402
@@ -85,12 +86,10 @@ def _time_scene(label, shape, centres, orientations, half, velocity, spin, movab
 
 
 def pile(n: int, frames: int) -> None:
-    from pile import HALF, grid  # (benchmarks/pile.py no longer defines them)
-
     world = World(fps=24.0, sleeping=False)
-    world.add_body(size=(50.0, 50.0, 0.5), position=(0.0, 0.0, -0.5), kind="static")
-    for centre in grid(n):
-        world.add_body(size=(HALF, HALF, HALF), position=centre)
+    for body in scenes.pile(n).bodies:
+        world.add_body(size=body.half, position=body.position,
+                       kind="static" if body.static else "dynamic")
     world.simulate(frames)
     b = world.bodies
     rng = np.random.default_rng(0)
@@ -102,17 +101,17 @@ def pile(n: int, frames: int) -> None:
 
 
 def cliffs() -> None:
-    from pile import HALF
+    half = 0.5  # the piles' 1 m boxes
     ground = (np.array([0.0, 0.0, -0.5]), np.array([50.0, 50.0, 0.5]))
     shape = np.full(2, BOX)
     _time_scene("box spinning at 80 rad/s on ground", shape,
-                np.array([ground[0], [0.0, 0.0, HALF - 1e-4]]), quaternion.identity(2),
-                np.array([ground[1], [HALF] * 3]), np.zeros((2, 3)),
+                np.array([ground[0], [0.0, 0.0, half - 1e-4]]), quaternion.identity(2),
+                np.array([ground[1], [half] * 3]), np.zeros((2, 3)),
                 np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 80.0]]), np.array([False, True]))
     n = 500
     rng = np.random.default_rng(1)
     _time_scene(f"{n} boxes starting at one point", np.full(n, BOX), np.zeros((n, 3)),
-                quaternion.normalize(rng.normal(size=(n, 4))), np.full((n, 3), HALF),
+                quaternion.normalize(rng.normal(size=(n, 4))), np.full((n, 3), half),
                 rng.normal(size=(n, 3)), rng.normal(scale=5.0, size=(n, 3)), np.ones(n, bool))
 
 
