@@ -31,6 +31,14 @@ def _vector(value, length: int) -> np.ndarray:
     return array
 
 
+def _unit_quaternion(value) -> np.ndarray:
+    """A record's orientation (w, x, y, z), normalised; a zero quaternion is an error."""
+    q = _vector(value, 4)
+    if not np.linalg.norm(q) > 0.0:
+        raise ValueError("orientation must be a non-zero quaternion (w, x, y, z)")
+    return q / np.linalg.norm(q)
+
+
 @dataclass(frozen=True)
 class Box:
     """An oriented box: centre (3,), orientation quaternion (w, x, y, z; normalised here),
@@ -42,10 +50,7 @@ class Box:
 
     def __post_init__(self):
         object.__setattr__(self, "center", _vector(self.center, 3))
-        q = _vector(self.orientation, 4)
-        if not np.linalg.norm(q) > 0.0:
-            raise ValueError("orientation must be a non-zero quaternion (w, x, y, z)")
-        object.__setattr__(self, "orientation", q / np.linalg.norm(q))
+        object.__setattr__(self, "orientation", _unit_quaternion(self.orientation))
         half = _vector(self.half_extents, 3)
         if not np.all(half > 0.0):
             raise ValueError(f"half-extents must be positive, got {half.tolist()}")
@@ -84,10 +89,7 @@ class _Axial:
 
     def __post_init__(self):
         object.__setattr__(self, "center", _vector(self.center, 3))
-        q = _vector(self.orientation, 4)
-        if not np.linalg.norm(q) > 0.0:
-            raise ValueError("orientation must be a non-zero quaternion (w, x, y, z)")
-        object.__setattr__(self, "orientation", q / np.linalg.norm(q))
+        object.__setattr__(self, "orientation", _unit_quaternion(self.orientation))
         object.__setattr__(self, "radius", _positive("radius", self.radius))
         object.__setattr__(self, "half_height", _positive("half_height", self.half_height))
 
@@ -115,10 +117,7 @@ class ConvexHull:
 
     def __post_init__(self):
         object.__setattr__(self, "center", _vector(self.center, 3))
-        q = _vector(self.orientation, 4)
-        if not np.linalg.norm(q) > 0.0:
-            raise ValueError("orientation must be a non-zero quaternion (w, x, y, z)")
-        object.__setattr__(self, "orientation", q / np.linalg.norm(q))
+        object.__setattr__(self, "orientation", _unit_quaternion(self.orientation))
         points = np.asarray(self.points, dtype=float)
         if points.ndim != 2 or points.shape[1] != 3 or not np.all(np.isfinite(points)):
             raise ValueError(f"points must be a finite (K, 3) array, got shape {points.shape}")
