@@ -138,10 +138,10 @@ def _manifold(a, pa, fsa, fva, b, pb, fsb, fvb, sep, n, wa, wb, margin,
     if (gap_b > best + slack) if ref == 1 else (gap_b >= sep - slack):
         ref, best = 2, gap_b
     if ref == 1:
-        written = face_contacts(a, pa, fsa, fva, b, pb, fsb, fvb, face_a, False, margin,
+        written = face_contacts(a, pa, fsa, fva, b, pb, fsb, fvb, face_a, np.bool_(False), margin,
                                  point, normal, depth, feature, k)
     elif ref == 2:
-        written = face_contacts(b, pb, fsb, fvb, a, pa, fsa, fva, face_b, True, margin,
+        written = face_contacts(b, pb, fsb, fvb, a, pa, fsa, fva, face_b, np.bool_(True), margin,
                                  point, normal, depth, feature, k)
     else:
         written = _line_contacts(a, pa, fsa, fva, b, pb, fsb, fvb, n, margin, scale,

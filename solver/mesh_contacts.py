@@ -22,7 +22,6 @@ from .convex_manifold import convex_contacts, face_contacts, tangents
 from .manifold import MAX_MANIFOLD, reduce_manifold
 from .mesh_edges import FACE, closest_point, region_active
 from .shapes import BOX, CAPSULE, HULL, SPHERE, TRIANGLE
-from .support import NO_FACE_START, NO_FACE_VERTICES, NO_PLANES
 
 # Feature ids: (triangle << TRIANGLE_SHIFT) | local id of the triangle's contact (SHAPES.md).
 TRIANGLE_SHIFT = 24
@@ -209,6 +208,11 @@ def _convex_triangle(vertices, triangles, t, face, flags, kind, size, c, R, hull
     reference face and the part's facing feature is clipped against it instead.
     """
     centre, local, no_size = np.empty(3), np.empty((3, 3)), np.zeros(3)
+    # The triangle's kind and empty hull tables as run-time values of the parts' own types:
+    # a literal kind or read-only global tables would compile the convex narrow phase twice.
+    triangle = np.int64(TRIANGLE)
+    no_planes, no_start = np.zeros((0, 4)), np.zeros(1, np.int64)
+    no_vertices = np.zeros(0, np.int64)
     for i in range(3):
         centre[i] = (vertices[triangles[t, 0], i] + vertices[triangles[t, 1], i]
                      + vertices[triangles[t, 2], i]) / 3.0
@@ -219,8 +223,8 @@ def _convex_triangle(vertices, triangles, t, face, flags, kind, size, c, R, hull
     own = flags != 0
     count = 0
     if own:
-        count = convex_contacts(TRIANGLE, no_size, centre, identity, local, NO_PLANES,
-                                NO_FACE_START, NO_FACE_VERTICES, kind, size, c, R,
+        count = convex_contacts(triangle, no_size, centre, identity, local, no_planes,
+                                no_start, no_vertices, kind, size, c, R,
                                 hull_vertices, hull_planes, face_start, face_vertices, margin,
                                 tp, tn, td, tf, np.int64(0))
     for q in range(count):
@@ -233,9 +237,9 @@ def _convex_triangle(vertices, triangles, t, face, flags, kind, size, c, R, hull
             own = False
     if own:
         return count
-    return face_contacts((TRIANGLE, no_size, centre, identity, local), NO_PLANES,
-                         NO_FACE_START, NO_FACE_VERTICES, (kind, size, c, R, hull_vertices),
-                         hull_planes, face_start, face_vertices, face, False, margin,
+    return face_contacts((triangle, no_size, centre, identity, local), no_planes,
+                         no_start, no_vertices, (kind, size, c, R, hull_vertices),
+                         hull_planes, face_start, face_vertices, face, np.bool_(False), margin,
                          tp, tn, td, tf, np.int64(0))
 
 
