@@ -70,7 +70,7 @@ def mesh_contacts(vertices, triangles, normals, edges, bounds, links, cm, Rm,
     cd, cf = np.empty(room), np.empty(room, np.int64)
     tp, tn = np.empty((MAX_MANIFOLD, 3)), np.empty((MAX_MANIFOLD, 3))
     td, tf = np.empty(MAX_MANIFOLD), np.empty(MAX_MANIFOLD, np.int64)
-    scratch, face, down = np.empty(3), np.empty(3), np.empty(3)
+    scratch, face, down, corners = np.empty(3), np.empty(3), np.empty(3), np.empty((3, 3))
     tolerance = SAME_POINT * max(half[0], max(half[1], half[2]))
     held = 0
     for m in range(found):
@@ -88,6 +88,9 @@ def mesh_contacts(vertices, triangles, normals, edges, bounds, links, cm, Rm,
             down[i] = -face[i]
         if side * (height - plane) - _reach(kind, half, local_R, hull_vertices, down) > margin:
             continue  # the whole part is farther from the triangle's plane than the margin
+        if kind != SPHERE and _beyond_faces(vertices, triangles, t, kind, half, local_c,
+                                            local_R, hull_planes, margin, corners):
+            continue  # the triangle lies farther than the margin beyond one of the part's faces
         if kind == SPHERE:
             count = _sphere_triangle(vertices, triangles, t, face, flags, local_c, size[0],
                                      margin, tp, tn, td, tf, scratch)
@@ -148,6 +151,37 @@ def _reach(kind, half, R, hull_vertices, d):
     for j in range(3):
         reach += half[j] * abs(d[0] * R[0, j] + d[1] * R[1, j] + d[2] * R[2, j])
     return reach
+
+
+@njit(cache=True)
+def _beyond_faces(vertices, triangles, t, kind, half, c, R, hull_planes, margin, corners):
+    """Whether triangle t (mesh frame) lies wholly farther than the margin outside one face
+    plane of the part (centre c, rotation R in the mesh frame): a hull's own planes, else its
+    box's. That face normal separates them, and the gap along it is a lower bound of their
+    distance, so the triangle would give no contact: skipping it saves its GJK (most triangles
+    under a hull's box pass the triangle's own plane test). corners (3, 3) is scratch."""
+    for v in range(3):
+        for i in range(3):  # the triangle's corners in the part's frame
+            corners[v, i] = (R[0, i] * (vertices[triangles[t, v], 0] - c[0])
+                             + R[1, i] * (vertices[triangles[t, v], 1] - c[1])
+                             + R[2, i] * (vertices[triangles[t, v], 2] - c[2]))
+    if kind == HULL:
+        for f in range(len(hull_planes)):
+            nearest = np.inf
+            for v in range(3):
+                nearest = min(nearest, hull_planes[f, 0] * corners[v, 0]
+                              + hull_planes[f, 1] * corners[v, 1]
+                              + hull_planes[f, 2] * corners[v, 2] - hull_planes[f, 3])
+            if nearest > margin:
+                return True
+        return False
+    for i in range(3):  # the box's faces: +axis i and -axis i
+        low, high = np.inf, -np.inf
+        for v in range(3):
+            low, high = min(low, corners[v, i]), max(high, corners[v, i])
+        if low - half[i] > margin or -high - half[i] > margin:
+            return True
+    return False
 
 
 @njit(cache=True)
