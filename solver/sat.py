@@ -90,14 +90,18 @@ def sat_pair(ca, Ra, ha, cb, Rb, hb, normal, preference):
 
     separation = max(sep_a, sep_b, sep_e)
     scale = FACE_PREFERENCE_ABSOLUTE * min(ha[0], ha[1], ha[2], hb[0], hb[1], hb[2])
-    # Pairs that are apart get no preference: the largest gap is the best estimate of their
-    # distance and points at the features about to touch (for speculative contacts).
-    slack = 0.0 if separation > 0.0 else preference
+    # Pairs that are apart get only the absolute preference: the largest gap is the best
+    # estimate of their distance and points at the features about to touch (for speculative
+    # contacts), but an edge lying almost flat on a face (a toppling domino's top edge closing
+    # on the next one's face) must not flip to the edge axis on rounding: its single point
+    # lets the edge twist about it and the other end sink (7 mm of an 8 cm domino in a
+    # substep), where the face gives both ends.
+    relative = 0.0 if separation > 0.0 else FACE_PREFERENCE_RELATIVE
     axis, sep_face = best_a, sep_a
-    if sep_b > sep_a + slack * (FACE_PREFERENCE_RELATIVE * abs(sep_a) + scale):
+    if sep_b > sep_a + preference * (relative * abs(sep_a) + scale):
         axis, sep_face = 3 + best_b, sep_b
     axis_separation = sep_face
-    if sep_e > sep_face + slack * (FACE_PREFERENCE_RELATIVE * abs(sep_face) + scale):
+    if sep_e > sep_face + preference * (relative * abs(sep_face) + scale):
         axis, axis_separation = 6 + best_e, sep_e
 
     if axis < 3:
