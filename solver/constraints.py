@@ -13,7 +13,7 @@ from numba import njit
 
 from . import linalg
 from .materials import combine
-from .shapes import SPHERE
+from .shapes import BOX, HULL, MESH, SPHERE
 
 POINTS = 4  # the narrow phase reports at most four points per pair
 SUBSETS = 2**POINTS  # subsets of a manifold's points, as bit codes
@@ -25,6 +25,8 @@ CUTOFF = 1e-4
 # their length from the old point's (about 5 mm at a unit box's corner): a point that merely
 # changed feature id under rounding, not a different corner (matches).
 MATCH_DISTANCE = 0.005
+# Bodies whose contact points are corners and edges of flat faces (new_manifolds' drift).
+FLAT = (BOX, HULL, MESH)
 
 
 class Manifolds:
@@ -37,11 +39,12 @@ class Manifolds:
     bodies' motion instead of colliding again (Box2D v3).
     """
 
-    def __init__(self, pairs, friction, restitution, slop):
+    def __init__(self, pairs, friction, restitution, slop, drift):
         count = len(pairs)
         self.pairs = pairs
         self.a, self.b = pairs[:, 0].copy(), pairs[:, 1].copy()
         self.friction, self.restitution, self.slop = friction, restitution, slop
+        self.drift = drift  # how far the pair may move between narrow phases (new_manifolds)
         self.points = np.zeros(count, dtype=np.int64)
         self.feature = np.full((count, POINTS), -1, dtype=np.int64)
         self.normal = np.zeros((count, POINTS, 3))  # a -> b, world, fixed between collisions
@@ -90,11 +93,27 @@ class Manifolds:
 
 
 def new_manifolds(pairs, bodies, restitution_rule, friction_rule, slop) -> Manifolds:
-    """Empty rows for candidate pairs (P, 2), with the pairs' combined materials."""
+    """Empty rows for candidate pairs (P, 2), with the pairs' combined materials, slop and
+    drift.
+
+    Drift is how far a pair may move (relative translation plus turns times radii) before its
+    narrow phase runs again; the world widens the narrow phase's margin by it less the slop,
+    so a feature left out then cannot come within reach meanwhile. Refreshing a point from
+    its anchors errs by about drift² / size when the normal's body turns under a sliding
+    point, so sqrt(slop × size) keeps that error within the slop (size: the smaller body's
+    half diagonal). That holds where the points are corners and edges of flat faces (boxes,
+    hulls, meshes), which stay where they are on a body as it turns; on a round surface the
+    contact moves over it as it rolls, so pairs with a round body (or a compound) keep
+    drift = slop, as do box pairs, whose exact kernel costs less than the extra points."""
     a, b = pairs[:, 0], pairs[:, 1]
+    slop = np.minimum(slop[a], slop[b])
+    size = np.linalg.norm(bodies.half_extents, axis=1)
+    flat = np.isin(bodies.shape, FLAT)
+    wide = flat[a] & flat[b] & ((bodies.shape[a] != BOX) | (bodies.shape[b] != BOX))
+    drift = np.where(wide, np.maximum(slop, np.sqrt(slop * np.minimum(size[a], size[b]))), slop)
     return Manifolds(pairs, combine(friction_rule, bodies.friction[a], bodies.friction[b]),
                      combine(restitution_rule, bodies.restitution[a], bodies.restitution[b]),
-                     np.minimum(slop[a], slop[b]))
+                     slop, drift)
 
 
 def fill(m: Manifolds, rows, found, bodies, rotations) -> None:
@@ -282,11 +301,12 @@ def _relative_distance(anchor, old) -> float:
 
 
 @njit(cache=True)
-def refresh(a, b, shape, position, orientation, rotations, com_offset, radius, tolerance, points,
-            normal, point, anchor_a, anchor_b, base, separation, relative, orientation_a,
-            orientation_b, margin, velocity, angular_velocity, reach) -> np.ndarray:
+def refresh(a, b, shape, position, orientation, rotations, com_offset, radius, tolerance, drift,
+            points, normal, point, anchor_a, anchor_b, base, separation, relative,
+            orientation_a, orientation_b, margin, velocity, angular_velocity,
+            reach) -> np.ndarray:
     """Move every row's points with its bodies and refresh the separations from that motion;
-    returns (P,) True for rows that must collide again: the pair moved more than `tolerance`
+    returns (P,) True for rows that must collide again: the pair moved more than its `drift`
     since it last collided (relative translation plus turn angles times the radii), or it may
     now close in a substep a gap wider than what the points were kept for then, less that
     motion, by more than `tolerance` (so a point left out sinks at most that far; reach is h,
@@ -306,7 +326,7 @@ def refresh(a, b, shape, position, orientation, rotations, com_offset, radius, t
         for k in range(3):
             closing += (velocity[j, k] - velocity[i, k]) ** 2
         closing = np.sqrt(closing) * reach[0] + reach[1 + i] + reach[1 + j]
-        if motion > tolerance[p] or closing > margin[p] + tolerance[p] - motion:
+        if motion > drift[p] or closing > margin[p] + tolerance[p] - motion:
             stale[p] = True
             continue
         for s in range(points[p]):

@@ -111,6 +111,12 @@ class World:
         self._push_out_work = 0.0
 
     @property
+    def other_shapes(self) -> bool:
+        """Whether a body is neither a box nor a sphere: only then does a step run the
+        part-by-part narrow phase, whose kernels are most of a first-use compile (warm_up)."""
+        return bool(self.bodies.shape.max(initial=BOX) > SPHERE)
+
+    @property
     def _g(self) -> float:
         """|g|, m/s²."""
         return float(np.linalg.norm(self.gravity))
@@ -350,10 +356,10 @@ class World:
             m = self._collide_frame(rotations, h, remaining)
         else:
             stale = refresh(m.a, m.b, b.shape, b.position, b.orientation, rotations, b.com_offset,
-                            self._radius, m.slop, m.points, m.normal, m.point, m.anchor_a,
-                            m.anchor_b, m.base, m.separation, m.relative, m.orientation_a,
-                            m.orientation_b, m.margin, b.velocity, b.angular_velocity,
-                            np.r_[h, self._substep_reach(h)])
+                            self._radius, m.slop, m.drift, m.points, m.normal, m.point,
+                            m.anchor_a, m.anchor_b, m.base, m.separation, m.relative,
+                            m.orientation_a, m.orientation_b, m.margin, b.velocity,
+                            b.angular_velocity, np.r_[h, self._substep_reach(h)])
             rows = np.flatnonzero(stale)
             if len(rows):
                 self._collide_rows(m, rows, rotations, h)
@@ -417,7 +423,8 @@ class World:
         pairs = m.pairs[rows]
         i, j = pairs[:, 0], pairs[:, 1]
         reach = self._substep_reach(h)
-        margin = np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * h + reach[i] + reach[j]
+        margin = (np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * h + reach[i] + reach[j]
+                  + m.drift[rows] - m.slop[rows])  # a feature left out stays out of reach
         found = find_contacts(b.shape, b.shape_centers(rotations), rotations, b.half_extents,
                               pairs, margin=float(margin.max(initial=0.0)),
                               tables=self.geometry.tables())
