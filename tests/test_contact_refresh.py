@@ -16,6 +16,8 @@ from solver.mesh_contacts import _beyond_faces, _half_extents
 from solver.shapes import BOX, CYLINDER, HULL
 
 NO_PLANES = np.zeros((0, 4))  # the planes of a part that is no hull
+# A triangle as python-fcl's Convex (its TriangleP has no distance to other shapes): both faces.
+BOTH_SIDES = np.array([3, 0, 1, 2, 3, 0, 2, 1])
 
 
 def wavy_floor(cells=24, half=4.0, amplitude=0.15):
@@ -107,7 +109,7 @@ def test_triangles_skipped_beyond_a_face_plane_are_farther_than_the_margin():
                                  rotation, planes, margin, np.empty((3, 3))):
                 continue
             skipped += 1
-            triangle = fcl.CollisionObject(fcl.TriangleP(*corners[t]), fcl.Transform())
+            triangle = fcl.CollisionObject(fcl.Convex(corners[t], 2, BOTH_SIDES), fcl.Transform())
             distance = fcl.distance(part, triangle, fcl.DistanceRequest(), fcl.DistanceResult())
             assert distance > margin - 1e-9
     assert skipped > 0.5 * checked  # most of the floor is skipped (the rest goes to GJK)
