@@ -66,7 +66,8 @@ class IMPULSE_OT_bake(bpy.types.Operator):
         manager = context.window_manager
         self._timer = manager.event_timer_add(0.001, window=context.window)
         manager.progress_begin(0, max(self._job.total_frames, 1))
-        if not kernels.ready() and kernels.first_use():  # shown while the first step compiles
+        shapes = self._job.world.other_shapes
+        if not kernels.ready(shapes) and kernels.first_use(shapes):  # while the first step compiles
             context.workspace.status_text_set(f"Impulse: {kernels.FIRST_USE}")
         manager.modal_handler_add(self)
         return {"RUNNING_MODAL"}

@@ -349,6 +349,7 @@ def mesh_gap(tables, pa, ca, Ra, pb, cb, Rb, mesh_first, reach, target, relative
     hv, hp, fs, fv = hull_of(tables, part)
     corners, centre = np.empty((3, 3)), np.empty(3)
     flat = np.zeros(3)
+    triangle = np.int64(TRIANGLE)  # not the literal, which would compile convex_gap twice more
     best = np.inf
     for q in range(found):
         t = near[q]
@@ -362,11 +363,11 @@ def mesh_gap(tables, pa, ca, Ra, pb, cb, Rb, mesh_first, reach, target, relative
         for i in range(3):
             world[i] = cm[i] + Rm[i, 0] * centre[0] + Rm[i, 1] * centre[1] + Rm[i, 2] * centre[2]
         if mesh_first:
-            gap = convex_gap(TRIANGLE, flat, world, Rm, corners, hp[:0], fs[:1], fv[:0],
+            gap = convex_gap(triangle, flat, world, Rm, corners, hp[:0], fs[:1], fv[:0],
                              tables.kind[part], size, c, R, hv, hp, fs, fv, n)
         else:
             gap = convex_gap(tables.kind[part], size, c, R, hv, hp, fs, fv,
-                             TRIANGLE, flat, world, Rm, corners, hp[:0], fs[:1], fv[:0], n)
+                             triangle, flat, world, Rm, corners, hp[:0], fs[:1], fv[:0], n)
         gap -= target
         _advance(gap, n, relative_velocity, wi, ri, wj, rj, step)
         best = min(best, gap)

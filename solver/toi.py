@@ -135,8 +135,8 @@ def time_of_impact_batch(
     (solver.geometry), needed once any shape is not a box or sphere.
     """
     pairs = np.ascontiguousarray(pairs, dtype=np.int64).reshape(-1, 2)
-    target = np.ascontiguousarray(
-        np.broadcast_to(np.asarray(target_distance, dtype=np.float64), (len(pairs),)))
+    target = np.empty(len(pairs))  # writable whatever the count (one kernel variant)
+    target[:] = target_distance
     out = np.empty(len(pairs))
     _all_times(
         np.ascontiguousarray(shape, dtype=np.int64).reshape(-1),

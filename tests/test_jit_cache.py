@@ -31,53 +31,73 @@ def test_jit_cache_is_the_extension_user_folder(impulse):
     assert not any(own_folder.rglob("*.nbi")), "numba wrote into the extension's own folder"
 
 
-# A new Blender session: enable Impulse (installing the zip first if given), open a file, press
-# Bake (the operator; headless it runs to the end) and print the last bake's phase times.
+# A new Blender session: enable Impulse (installing the zip first if given), then for each file:
+# open it, press Bake (the operator; headless it runs to the end) and print the bake's phases.
 SESSION = """
 import importlib, json, sys
 import bpy
-zip_path, blend, *phases = sys.argv[1:]
+zip_path, phases, *blends = sys.argv[1:]
 if zip_path:
     bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default",
                                              enable_on_install=True)
 importlib.import_module("addon_utils").enable("bl_ext.user_default.impulse_bake")
-bpy.ops.wm.open_mainfile(filepath=blend)
-assert bpy.ops.impulse.bake() == {"FINISHED"}
-stats = bpy.context.scene.impulse
-print("PHASES", json.dumps({p: getattr(stats, f"last_{p}_seconds") for p in phases}))
+for blend in blends:
+    bpy.ops.wm.open_mainfile(filepath=blend)
+    assert bpy.ops.impulse.bake() == {"FINISHED"}
+    stats = bpy.context.scene.impulse
+    print("PHASES", json.dumps({p: getattr(stats, f"last_{p}_seconds") for p in phases.split()}))
 """
 
 
-def _bake_in_new_session(user: Path, blend: Path, install: Path | None):
+def _bake_in_new_session(user: Path, install: Path | None, *blends: Path):
+    """(what the session printed, each bake's phase times)."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["BLENDER_USER_RESOURCES"] = str(user)
-    command = [sys.executable, "-c", SESSION, str(install or ""), str(blend), *PHASES]
+    command = [sys.executable, "-c", SESSION, str(install or ""), " ".join(PHASES),
+               *map(str, blends)]
     done = subprocess.run(command, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
-    phases = next(line for line in done.stdout.splitlines() if line.startswith("PHASES "))
-    return done.stdout, json.loads(phases.removeprefix("PHASES "))
+    lines = [line for line in done.stdout.splitlines() if line.startswith("PHASES ")]
+    return done.stdout, [json.loads(line.removeprefix("PHASES ")) for line in lines]
 
 
 def _cache_files(cache: Path) -> dict[str, int]:
     return {str(path): path.stat().st_mtime_ns for path in cache.rglob("*") if path.is_file()}
 
 
-def test_first_bake_compiles_and_later_sessions_load_the_cache(scene, extension_zip, tmp_path):
-    """Two new Blender sessions on one new user folder: the first bake compiles the solver and
-    says how long it took; the second loads the cached kernels (compiling none) and says so."""
+def _saved(path: Path) -> Path:
+    bpy.ops.wm.save_as_mainfile(filepath=str(path), check_existing=False)
+    return path
+
+
+def test_first_bakes_compile_what_they_need_and_later_sessions_load_the_cache(
+        scene, extension_zip, tmp_path):
+    """New Blender sessions on one new user folder. A box scene's first bake compiles the
+    kernels of boxes and spheres only; a cylinder's bake then compiles the rest, each saying
+    how long it took. A later session loads them all from the cache (compiling none) and says
+    so."""
     small_scene()
-    blend = tmp_path / "drop.blend"
-    bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
+    boxes = _saved(tmp_path / "drop.blend")
+    barrel = next(o for o in scene.objects if o.name == "Box")
+    barrel.impulse.shape = "CYLINDER"
+    barrel_blend = _saved(tmp_path / "barrel.blend")
     user = tmp_path / "user"
     cache = user / "extensions" / ".user" / "user_default" / "impulse_bake" / "cache"
+    compiling, loading = "(compiling the solver (first use only) took ", "(loading the solver took "
 
-    printed, phases = _bake_in_new_session(user, blend, extension_zip)
-    assert "(compiling the solver (first use only) took " in printed, printed
-    assert phases["compile"] > 0.0 and phases["simulate"] > 0.0
-    compiled = _cache_files(cache)
-    assert any(name.endswith(".nbi") for name in compiled)
+    printed, phases = _bake_in_new_session(user, extension_zip, boxes)
+    assert printed.count(compiling) == 1, printed
+    assert phases[0]["compile"] > 0.0 and phases[0]["simulate"] > 0.0
+    box_kernels = _cache_files(cache)
+    assert not any("parts" in name for name in box_kernels), "a box scene compiled shape kernels"
 
-    printed, phases = _bake_in_new_session(user, blend, None)
-    assert "(loading the solver took " in printed, printed
-    assert phases["compile"] > 0.0
-    assert _cache_files(cache) == compiled, "the second session compiled again"
+    printed, phases = _bake_in_new_session(user, None, boxes, barrel_blend)
+    assert printed.count(loading) == 1 and printed.count(compiling) == 1, printed
+    assert phases[0]["compile"] > 0.0 and phases[1]["compile"] > 0.0
+    every_kernel = _cache_files(cache)
+    assert any("contacts_of_parts" in name for name in every_kernel)
+
+    printed, phases = _bake_in_new_session(user, None, barrel_blend)
+    assert printed.count(loading) == 1 and compiling not in printed, printed
+    assert phases[0]["compile"] > 0.0
+    assert _cache_files(cache) == every_kernel, "the last session compiled again"

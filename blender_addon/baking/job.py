@@ -66,7 +66,7 @@ class BakeJob:
     def compile(self, announce: Callable[[str], None] | None = None) -> None:
         """Make the solver's kernels ready unless this session has (see kernels); `step` does
         this itself, so call it first only to announce or time it apart."""
-        self.timings["compile"] += kernels.make_ready(announce)
+        self.timings["compile"] += kernels.make_ready(announce, self.world.other_shapes)
 
     def step(self) -> bool:
         """Simulate one more frame; False once the whole range is simulated."""

@@ -2,7 +2,8 @@
 
 The first bake after installing compiles them (many seconds, which the progress announces as
 FIRST_USE); later sessions load them from the JIT cache in the extension's user folder (see
-jit_cache), which takes a moment.
+jit_cache), which takes a moment. Scenes of boxes and spheres need about a third of the compile
+(solver.warm_up), so the rest are compiled by the first bake of another shape.
 """
 
 import os
@@ -14,46 +15,61 @@ from pathlib import Path
 from ... import solver
 
 FIRST_USE = "Compiling the solver, first use only"
+# Files in the JIT cache saying warm_up compiled there (the cache is per extension version).
+_MARKERS = {False: "warm-boxes-and-spheres", True: "warm-every-shape"}
 
 
 @dataclass
 class _Session:
-    seconds: float | None = None  # what making the kernels ready took, once done
-    compiled: bool = False  # compiled (the cache was empty) rather than loaded from the cache
+    other_shapes: bool | None = None  # None: nothing ready; else warm_up's argument so far
+    seconds: float | None = None  # what the last make_ready that did work took
+    compiled: bool = False  # it compiled (the cache lacked those kernels) rather than loaded
 
 
 _SESSION = _Session()
 
 
-def ready() -> bool:
-    """True once this session has compiled or loaded every kernel."""
-    return _SESSION.seconds is not None
+def ready(other_shapes: bool = True) -> bool:
+    """True once this session has compiled or loaded the kernels of a world whose
+    World.other_shapes is `other_shapes`."""
+    return _SESSION.other_shapes is not None and (_SESSION.other_shapes or not other_shapes)
 
 
-def first_use() -> bool:
-    """True while the JIT cache holds no compiled kernel (numba's index files, *.nbi)."""
+def _marker(other_shapes: bool) -> Path | None:
     folder = os.environ.get("NUMBA_CACHE_DIR", "")
-    return not folder or not any(Path(folder).rglob("*.nbi"))
+    return Path(folder) / _MARKERS[other_shapes] if folder else None
 
 
-def make_ready(announce: Callable[[str], None] | None = None) -> float:
-    """Compile or load every kernel unless this session did already; return the seconds spent.
-    `announce` gets FIRST_USE before compiling and the time it took after (not when loading)."""
-    if _SESSION.seconds is not None:
+def first_use(other_shapes: bool = True) -> bool:
+    """True while the JIT cache lacks those kernels (no warm_up has compiled them there)."""
+    covering = (True,) if other_shapes else (False, True)
+    markers = [_marker(kind) for kind in covering]
+    return not any(marker is not None and marker.exists() for marker in markers)
+
+
+def make_ready(announce: Callable[[str], None] | None = None, other_shapes: bool = True) -> float:
+    """Compile or load the kernels a world needs (World.other_shapes) unless this session did
+    already; return the seconds spent. `announce` gets FIRST_USE before compiling and the time
+    it took after (not when loading)."""
+    if ready(other_shapes):
         return 0.0
-    compiling = first_use()
+    compiling = first_use(other_shapes)
     if compiling and announce is not None:
         announce(FIRST_USE)
     started = time.perf_counter()
-    solver.warm_up()
-    _SESSION.seconds, _SESSION.compiled = time.perf_counter() - started, compiling
+    solver.warm_up(other_shapes)
+    seconds = time.perf_counter() - started
+    _SESSION.other_shapes, _SESSION.seconds, _SESSION.compiled = other_shapes, seconds, compiling
+    marker = _marker(other_shapes)
+    if compiling and marker is not None:
+        marker.touch()
     if compiling and announce is not None:
-        announce(f"Compiled the solver in {_SESSION.seconds:.1f} s")
-    return _SESSION.seconds
+        announce(f"Compiled the solver in {seconds:.1f} s")
+    return seconds
 
 
 def summary() -> str:
-    """How this session's kernels were made ready, for a report line ("" before that)."""
+    """How this session's kernels were last made ready, for a report line ("" before that)."""
     if _SESSION.seconds is None:
         return ""
     done = "compiling the solver (first use only)" if _SESSION.compiled else "loading the solver"
