@@ -50,6 +50,7 @@ _TINY = np.finfo(float).tiny
 # strongest, which leaves errors of about that size that no choice of points can remove.
 _COMPLEMENTARITY_TOLERANCE = 1e-9
 _SINKING_TOLERANCE = 1e-3
+_GAUSS_SEIDEL_PASSES = 8 * POINTS  # on a manifold's block when its pivots cycle
 
 
 def set_targets(m: Manifolds, rows, velocity, angular_velocity, h: float, gravity,
@@ -261,10 +262,13 @@ def _complementary(p, count, old, error, block, subset_inverse, subset_ready, ou
     """out = impulses >= 0 with v_n + offset >= 0 at every point and = 0 where they push (the
     manifold's linear complementarity problem), by Murty's principal pivoting: solve with the
     pushing points held, then let go of the first point that would pull or hold the first one
-    that would sink, and repeat. Four coplanar points span only three directions, and with
-    uneven targets the pivots can cycle; after POINTS of them what remains is clamped, and the
-    next sweep goes on from there. Block pseudo-inverses of each set are worked out once per
-    substep."""
+    that would sink, and repeat. That can take more pivots than there are points (two nearly
+    parallel rows, such as two terrain triangles 1.5° apart, took five), and four coplanar
+    points span only three directions, so with uneven targets the pivots can cycle: after as
+    many pivots as there are sets, projected Gauss–Seidel on the block takes over, whose
+    impulses stay bounded (clamping the last set's solution instead handed out the 10^5 N s of
+    such a nearly singular pair and flung a hull at 100 m/s). Block pseudo-inverses of each
+    set are worked out once per substep."""
     q, impulse = scratch[0], scratch[1]
     pushing, solved, live = flags[0], flags[1], flags[2]
     largest = 0.0
@@ -279,7 +283,8 @@ def _complementary(p, count, old, error, block, subset_inverse, subset_ready, ou
         solved[s] = pushing[s]
         impulse[s] = 0.0
     tolerance = _SINKING_TOLERANCE * (largest + _TINY)
-    for _ in range(POINTS):
+    settled = False
+    for _ in range(1 << POINTS):
         code = 0
         for s in range(POINTS):
             solved[s] = pushing[s]
@@ -310,7 +315,19 @@ def _complementary(p, count, old, error, block, subset_inverse, subset_ready, ou
                 flip = s
                 break
         if flip < 0:
+            settled = True
             break
         pushing[flip] = not pushing[flip]
+    if settled:
+        for s in range(POINTS):
+            out[s] = max(impulse[s], 0.0) if solved[s] else 0.0
+        return
     for s in range(POINTS):
-        out[s] = max(impulse[s], 0.0) if solved[s] else 0.0
+        out[s] = 0.0
+    for _ in range(_GAUSS_SEIDEL_PASSES):
+        for s in range(count):
+            if live[s]:
+                reached = q[s]
+                for t in range(count):
+                    reached += block[p, s, t] * out[t]
+                out[s] = max(out[s] - reached / block[p, s, s], 0.0)
