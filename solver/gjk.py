@@ -459,6 +459,16 @@ def _core_distance(a, b, cutoff, scale, W, SA, SB, normal, wa, wb):
 
 
 @njit(cache=True)
+def farther_than(a, b, cutoff) -> bool:
+    """Whether parts a and b are more than cutoff apart: GJK alone, no EPA (an overlap ends
+    GJK as soon as its simplex holds the origin)."""
+    scale = min(part_scale(a[0], a[1], a[4]), part_scale(b[0], b[1], b[4]))
+    W, SA, SB = np.empty((4, 3)), np.empty((4, 3)), np.empty((4, 3))
+    normal, wa, wb = np.empty(3), np.empty(3), np.empty(3)
+    return _core_distance(a, b, cutoff, scale, W, SA, SB, normal, wa, wb)[0] > cutoff
+
+
+@njit(cache=True)
 def separation(a, b, cutoff, preference, pa, pb, normal, wa, wb):
     """Signed distance of parts a and b: > 0 apart (exact to GJK_TOLERANCE), < 0 minus the
     penetration depth; writes the unit normal from a to b and the closest (or deepest) points

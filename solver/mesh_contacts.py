@@ -19,6 +19,7 @@ from numba import njit
 
 from .bvh import query
 from .convex_manifold import convex_contacts, face_contacts, tangents
+from .gjk import farther_than
 from .manifold import MAX_MANIFOLD, reduce_manifold
 from .mesh_edges import FACE, closest_point, region_active
 from .shapes import BOX, CAPSULE, HULL, SPHERE, TRIANGLE
@@ -253,8 +254,14 @@ def _convex_triangle(vertices, triangles, t, face, flags, kind, size, c, R, hull
     for v in range(3):
         for i in range(3):
             local[v, i] = vertices[triangles[t, v], i] - centre[i]
-    # With no active edge every normal but the face's would be replaced: go straight there.
+    # With no active edge every normal but the face's would be replaced: go straight there,
+    # once GJK has shown the part within the margin of the triangle (the face's clipping alone
+    # would give a part that passes under the triangle's edge, beside it, the depth it reaches
+    # below the triangle's plane).
     own = flags != 0
+    if not own and farther_than((triangle, no_size, centre, identity, local),
+                                (kind, size, c, R, hull_vertices), margin):
+        return 0
     count = 0
     if own:
         count = convex_contacts(triangle, no_size, centre, identity, local, no_planes,

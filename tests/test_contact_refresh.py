@@ -1,7 +1,7 @@
 """Contacts kept across substeps: a hull tumbling over a tessellated mesh is collided again only
 after it moved more than its drift, and the points refreshed from their anchors meanwhile agree
 with a new narrow phase; triangles the mesh contacts skip before GJK are farther from the part
-than the margin (python-fcl's distance)."""
+than the margin, and those a hull gets contacts from are within it (python-fcl's distance)."""
 
 import copy
 
@@ -12,12 +12,13 @@ from solver import World, quaternion
 from solver.constraints import refresh
 from solver.hull import convex_hull
 from solver.mesh import prepare_mesh
-from solver.mesh_contacts import _beyond_faces, _half_extents
+from solver.mesh_contacts import TRIANGLE_SHIFT, _beyond_faces, _half_extents, mesh_contacts
 from solver.shapes import BOX, CYLINDER, HULL
 
 NO_PLANES = np.zeros((0, 4))  # the planes of a part that is no hull
 # A triangle as python-fcl's Convex (its TriangleP has no distance to other shapes): both faces.
 BOTH_SIDES = np.array([3, 0, 1, 2, 3, 0, 2, 1])
+MARGIN = 0.05  # m
 
 
 def wavy_floor(cells=24, half=4.0, amplitude=0.15):
@@ -113,3 +114,35 @@ def test_triangles_skipped_beyond_a_face_plane_are_farther_than_the_margin():
             distance = fcl.distance(part, triangle, fcl.DistanceRequest(), fcl.DistanceResult())
             assert distance > margin - 1e-9
     assert skipped > 0.5 * checked  # most of the floor is skipped (the rest goes to GJK)
+
+
+def test_a_hull_gets_contacts_only_from_triangles_within_the_margin():
+    rng = np.random.default_rng(5)
+    vertices, triangles = wavy_floor(cells=12, half=2.0, amplitude=0.4)
+    mesh = prepare_mesh(vertices, triangles)
+    corners = mesh.vertices[mesh.triangles]
+    point, normal = np.empty((4, 3)), np.empty((4, 3))
+    depth, feature = np.empty(4), np.empty(4, np.int64)
+    found = 0
+    for _ in range(400):
+        hull = convex_hull(rng.normal(size=(40, 3)) * [0.4, 0.25, 0.3])
+        faces = np.diff(hull.face_start)
+        polygons = np.concatenate([np.r_[k, hull.face_vertices[hull.face_start[f]:
+                                                                 hull.face_start[f + 1]]]
+                                   for f, k in enumerate(faces)])
+        centre = np.r_[rng.uniform(-1.5, 1.5, 2), rng.uniform(-0.2, 0.6)]
+        rotation = quaternion.to_matrix(quaternion.normalize(rng.normal(size=4)))
+        count = mesh_contacts(mesh.vertices, mesh.triangles, mesh.normals, mesh.edges,
+                              mesh.bounds, mesh.links, np.zeros(3), np.eye(3), np.int64(HULL),
+                              np.zeros(3), centre, rotation, hull.vertices, hull.planes,
+                              hull.face_start, hull.face_vertices, MARGIN, point, normal, depth,
+                              feature, np.int64(0))
+        part = fcl.CollisionObject(fcl.Convex(hull.vertices, len(faces), polygons),
+                                   fcl.Transform(rotation, centre))
+        for t in set((feature[:count] >> TRIANGLE_SHIFT).tolist()):
+            triangle = fcl.CollisionObject(fcl.Convex(corners[t], 2, BOTH_SIDES),
+                                           fcl.Transform())
+            distance = fcl.distance(part, triangle, fcl.DistanceRequest(), fcl.DistanceResult())
+            assert distance <= MARGIN + 1e-6  # (a hull beside a triangle, under its edge, got
+            found += 1  # the depth it reached below the triangle's plane: 0.3-0.5 m)
+    assert found > 300
