@@ -81,10 +81,9 @@ def typecheck() -> None:
 def test() -> None:
     _run(str(PYTHON), "-m", "ruff", "check", ".")
     typecheck()
-    _run(str(PYTHON), "-m", "pytest", "-n", WORKERS, "--dist", "loadgroup")
+    _run(str(PYTHON), "-m", "pytest", "-n", WORKERS)
     python45 = ensure_venv(VENV45, "blender45")
-    _run(str(python45), "-m", "pytest", "-n", WORKERS, "--dist", "loadgroup", "-m", "blender",
-         *blender_test_files())
+    _run(str(python45), "-m", "pytest", "-n", WORKERS, "-m", "blender", *blender_test_files())
 
 
 def blender_test_files() -> list[str]:

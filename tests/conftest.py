@@ -3,11 +3,6 @@
 BLENDER_USER_RESOURCES points at a throwaway folder before anything imports bpy, so tests never
 touch a user's Blender configuration. Solver-only tests do not pay for the Blender set-up: only
 tests that ask for the `impulse` fixture build and install the zip.
-
-Tests of shapes other than boxes and spheres are marked xdist_group("shape_kernels"), and
-dev.py runs pytest-xdist with --dist loadgroup: they all run in one worker, so only that one
-compiles those kernels (most of a first-use compile, see solver.warm_up), once for the solver
-and once for the installed extension, while the other worker needs only the box kernels.
 """
 
 import importlib

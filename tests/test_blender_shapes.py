@@ -13,8 +13,6 @@ import pytest
 
 from tests.blender_helpers import cube, select, transform
 
-pytestmark = pytest.mark.xdist_group("shape_kernels")  # compiles them; see conftest.py
-
 TURN = (0.4, -0.7, 1.1)  # an arbitrary rotation (Euler XYZ, radians)
 
 

@@ -6,8 +6,6 @@ import pytest
 import solver
 from solver import Box, Manifold, Sphere, collide
 
-pytestmark = pytest.mark.xdist_group("shape_kernels")  # compiles them; see conftest.py
-
 FLOOR = Box((0.0, 0.0, -0.5), (1.0, 0.0, 0.0, 0.0), (5.0, 5.0, 0.5))
 
 

@@ -264,7 +264,6 @@ def fitted(impulse, obj):
     return impulse.blender_addon.reading.fitting.fit_body(obj, depsgraph, 1.0, None)[1]
 
 
-@pytest.mark.xdist_group("shape_kernels")  # see conftest.py
 def test_cylinder_rolls_down_a_ramp_in_both_engines(impulse, scene):
     """A cylinder on a 20° ramp rolls without slipping, s = g sin θ t² / 3, in both engines:
     a box-shaped mirror would stick (friction 1)."""
@@ -303,7 +302,6 @@ def test_cylinder_rolls_down_a_ramp_in_both_engines(impulse, scene):
     assert row.position_max < 0.03 * closed  # Impulse's barrel stays with it
 
 
-@pytest.mark.xdist_group("shape_kernels")  # see conftest.py
 def test_cone_hull_compound_and_mesh_are_mirrored_as_the_builtins_own(impulse, scene):
     """A cone, a convex-hull Suzanne and a compound chair on a triangle-mesh floor: each mirror
     is Bullet's own kind with Impulse's sizes and mass, off-centre masses as a Compound Parent

@@ -12,8 +12,6 @@ from solver.hull import convex_hull
 from solver.shapes import BOX, CAPSULE, CONE, CYLINDER, HULL, SPHERE, TRIANGLE
 from solver.support import NO_FACE_START, NO_FACE_VERTICES, NO_PLANES, NO_VERTICES
 
-pytestmark = pytest.mark.xdist_group("shape_kernels")  # compiles them; see conftest.py
-
 PAIRS = 2000
 # Pairs whose reference distance is within this of zero count as touching: either verdict is
 # right for them (none of the 2,000 seeded pairs comes that close).

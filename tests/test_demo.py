@@ -10,8 +10,6 @@ import pytest
 
 from tests.blender_helpers import keys
 
-pytestmark = pytest.mark.xdist_group("shape_kernels")  # compiles them; see conftest.py
-
 CHAIR_PARTS = {"Chair Seat", "Chair Back", *(f"Chair Leg.{i}" for i in range(4))}
 
 

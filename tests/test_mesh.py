@@ -11,8 +11,6 @@ from solver.mesh import prepare_mesh
 from solver.mesh_contacts import TRIANGLE_SHIFT, mesh_contacts
 from solver.shapes import BOX, CAPSULE, CYLINDER, HULL, SPHERE
 
-pytestmark = pytest.mark.xdist_group("shape_kernels")  # compiles them; see conftest.py
-
 I3 = np.eye(3)
 ORIGIN = np.zeros(3)
 # the hull tables of a part that is no hull

@@ -7,8 +7,6 @@ import pytest
 
 from solver import World, quaternion
 
-pytestmark = pytest.mark.xdist_group("shape_kernels")  # compiles them; see conftest.py
-
 G = 9.81
 X, Y, Z = np.eye(3)
 

@@ -7,8 +7,6 @@ from scipy.optimize import brentq
 from solver import BOX, SPHERE, Box, Sphere, collide, time_of_impact, time_of_impact_batch
 from solver import quaternion as quat
 
-pytestmark = pytest.mark.xdist_group("shape_kernels")  # compiles them; see conftest.py
-
 IDENTITY = (1.0, 0.0, 0.0, 0.0)
 WALL = Box((1.0, 0.0, 0.0), IDENTITY, (0.005, 5.0, 5.0))  # 1 cm thick, face at x = 0.995
 STILL = (0.0, 0.0, 0.0)

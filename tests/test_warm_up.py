@@ -10,10 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.xdist_group("shape_kernels")  # compiles them; see conftest.py
-
 ROOT = Path(__file__).resolve().parent.parent
 
 # Counts each solver kernel's compiled variants after warm_up, runs a world of the given kind
