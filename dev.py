@@ -79,8 +79,13 @@ def typecheck() -> None:
 
 
 def test() -> None:
+    # The solver's kernels compile into its numba cache on the second core meanwhile, so the
+    # pytest workers load them instead of each compiling the same ones at once.
+    warming = subprocess.Popen([str(PYTHON), "-c", "import solver; solver.warm_up()"], cwd=ROOT)
     _run(str(PYTHON), "-m", "ruff", "check", ".")
     typecheck()
+    if warming.wait() != 0:
+        raise SystemExit(f"dev.py: failed ({warming.returncode}): solver.warm_up()")
     _run(str(PYTHON), "-m", "pytest", "-n", WORKERS)
     python45 = ensure_venv(VENV45, "blender45")
     _run(str(python45), "-m", "pytest", "-n", WORKERS, "-m", "blender", *blender_test_files())
