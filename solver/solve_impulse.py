@@ -41,6 +41,9 @@ BAUMGARTE = 0.2  # fraction of the penetration beyond the slop removed per subst
 MAX_PUSH = 3.0  # m/s, the fastest push-out
 POLISH_STEPS = 4  # conjugate-gradient steps per Gauss–Seidel sweep, at most
 CAUGHT_TOLERANCE = 0.25  # of the substep's approach distance
+# A point not caught while apart and deeper than this many slops plus a substep of its
+# approach was overlapped before the substep began: it does not bounce.
+OVERLAPPED_SLOPS = 2.0
 _TINY = np.finfo(float).tiny
 # Pulling tolerated in a contact set (rounding), relative to the largest impulse; and sinking,
 # relative to the largest velocity error: the pseudo-inverse drops modes below CUTOFF of the
@@ -63,14 +66,19 @@ def set_targets(m: Manifolds, rows, velocity, angular_velocity, h: float, gravit
     above RESTITUTION_THRESHOLD and above one substep of gravity (|gs|, what a resting point
     gathers), and its rebound target e u + gs / 2 points out of the surface: at coarse steps or
     strong gravity (fps 1, g 1000) it can point in, and asking for it sinks a resting body,
-    which the push-out then lifts again and again. In the bounce pass a touching point that
+    which the push-out then lifts again and again. A point that was not caught while apart
+    and is deeper than OVERLAPPED_SLOPS slops plus a substep of its approach was already
+    overlapping when the substep began (bodies started inside each other, or pressed in by
+    their neighbours): its approach is no impact and it does not bounce; the pressing pass
+    stops it and the push-out separates it. Rebounds asked at once of the many points of a
+    cluster of deep overlaps, each from its own approach, are not a consistent impact and
+    gave the cluster 5-10 % more energy than it had. In the bounce pass a touching point that
     was separating before the solve, at speed s, may close again at up to e s (Moreau's impact
-    law, which with one e for all contacts never creates energy). Held at v_n >= 0 instead, it
-    made a light ball hitting the floor fast, under a heavy one touching it but falling
-    slower, throw the heavy one up at its own rebound speed (+186 % energy), and a cluster of
-    boxes started deep inside each other gain 5-10 % in its first frame. `bias` holds the
-    targets of the pressing pass, `rebound_bias` those of the bounce. Returns whether any
-    point bounces.
+    law, which with one e for all contacts never creates energy): holding it at v_n >= 0 made
+    a light ball hitting the floor fast, under a heavy one touching it but falling slower,
+    throw the heavy one up at its own rebound speed (+186 % energy). `bias` holds the targets
+    of the pressing pass, `rebound_bias` those of the bounce. Returns whether any point
+    bounces.
     """
     return _set_targets(rows, m.a, m.b, m.points, m.normal, m.normal_rows, m.separation, m.slop,
                  m.restitution, m.isolated, m.incoming, m.bias, m.rebound_bias, velocity,
@@ -112,10 +120,13 @@ def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, rest
             # exact, and in a cluster the sweeps then push from touching bodies instead of
             # asking for rebounds the bodies behind cannot give yet.
             free = isolated[p] and step == 0.0
+            # A point deeper than it could have got within one substep is overlapped, not
+            # arriving: it has no impact to reverse (see the docstring).
             if caught:
                 timely = gap <= slop[p] + CAUGHT_TOLERANCE * arrival * h
             else:
-                timely = gap <= slop[p] or (free and speed * h >= gap)
+                timely = ((gap <= slop[p] or (free and speed * h >= gap))
+                          and gap >= -(OVERLAPPED_SLOPS * slop[p] + arrival * h))
             # faster than a substep of gravity brings a resting point, and out of the surface
             bounce = (timely and arrival > max(RESTITUTION_THRESHOLD, -step)
                       and (e > 0.0 or free) and e * arrival + 0.5 * step >= 0.0)

@@ -36,10 +36,9 @@ def test_cluster_of_deep_overlaps_never_gains_energy(seed, gravity):
     trajectory = _overlapping_cluster(seed, gravity).simulate(12)
     # No frame has more kinetic plus potential energy than the start, less what the push-out
     # spent lifting the overlaps apart against gravity, to 1e-6 of the scene's energy
-    # (bounces that held touching, separating neighbours shut gave up to +0.05 % in the first
-    # frame here, +10 % in clusters of smaller boxes). Frame by frame it may rise: a point
-    # caught while apart at a frame's last substep, its approach stopped at the surface,
-    # bounces back in the next.
+    # (rebounds of the overlapped points gave up to +0.05 % in the first frame here, +10 % in
+    # clusters of smaller boxes). Frame by frame it may rise: a point caught while apart at a
+    # frame's last substep, its approach stopped at the surface, bounces back in the next.
     kinetic, potential = trajectory.kinetic_energy, trajectory.potential_energy
     energy = kinetic + potential - trajectory.push_out_work
     scale = kinetic[0] + np.abs(potential).max()
