@@ -72,13 +72,8 @@ def set_targets(m: Manifolds, rows, velocity, angular_velocity, h: float, gravit
     their neighbours): its approach is no impact and it does not bounce; the pressing pass
     stops it and the push-out separates it. Rebounds asked at once of the many points of a
     cluster of deep overlaps, each from its own approach, are not a consistent impact and
-    gave the cluster 5-10 % more energy than it had. In the bounce pass a touching point that
-    was separating before the solve, at speed s, may close again at up to e s (Moreau's impact
-    law, which with one e for all contacts never creates energy): holding it at v_n >= 0 made
-    a light ball hitting the floor fast, under a heavy one touching it but falling slower,
-    throw the heavy one up at its own rebound speed (+186 % energy). `bias` holds the targets
-    of the pressing pass, `rebound_bias` those of the bounce. Returns whether any point
-    bounces.
+    gave the cluster 5-10 % more energy than it had. `bias` holds the targets of the pressing
+    pass, `rebound_bias` those of the bounce. Returns whether any point bounces.
     """
     return _set_targets(rows, m.a, m.b, m.points, m.normal, m.normal_rows, m.separation, m.slop,
                  m.restitution, m.isolated, m.incoming, m.bias, m.rebound_bias, velocity,
@@ -131,12 +126,7 @@ def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, rest
             bounce = (timely and arrival > max(RESTITUTION_THRESHOLD, -step)
                       and (e > 0.0 or free) and e * arrival + 0.5 * step >= 0.0)
             bias[p, s] = gap / h if gap > slop[p] and not bounce else 0.0
-            if bounce:
-                rebound_bias[p, s] = -(e * arrival + 0.5 * step)
-            elif speed < 0.0 and gap <= slop[p]:  # touching, separating: Moreau's law
-                rebound_bias[p, s] = max(bias[p, s], -e * speed)
-            else:
-                rebound_bias[p, s] = bias[p, s]
+            rebound_bias[p, s] = -(e * arrival + 0.5 * step) if bounce else bias[p, s]
             incoming[p, s] = 0.0 if bounce else arrival
             bouncing |= bounce
     return bouncing
