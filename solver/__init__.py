@@ -7,8 +7,9 @@ as columns; contact normals point from body a to body b; lengths are metres.
 """
 
 from . import quaternion
+from .fresh_cache import source_digest  # clears stale cached kernels before any is loaded
 
-__all__ = ["quaternion"]
+__all__ = ["quaternion", "source_digest"]
 
 # --- geometry (A1): oriented boxes, mass properties, broad phase ---
 from .broadphase import aabbs, sweep_and_prune

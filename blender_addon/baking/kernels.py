@@ -15,7 +15,8 @@ from pathlib import Path
 from ... import solver
 
 FIRST_USE = "Compiling the solver, first use only"
-# Files in the JIT cache saying warm_up compiled there (the cache is per extension version).
+# Files in the JIT cache saying warm_up compiled there, from these sources (solver.fresh_cache
+# clears the kernels themselves when the sources change).
 _MARKERS = {False: "warm-boxes-and-spheres", True: "warm-every-shape"}
 
 
@@ -37,7 +38,9 @@ def ready(other_shapes: bool = True) -> bool:
 
 def _marker(other_shapes: bool) -> Path | None:
     folder = os.environ.get("NUMBA_CACHE_DIR", "")
-    return Path(folder) / _MARKERS[other_shapes] if folder else None
+    if not folder:
+        return None
+    return Path(folder) / f"{_MARKERS[other_shapes]}-{solver.source_digest()[:16]}"
 
 
 def first_use(other_shapes: bool = True) -> bool:
