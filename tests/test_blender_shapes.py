@@ -5,13 +5,13 @@ mesh is turned and scaled first, so an axis found by luck (the object's own z) w
 """
 
 import math
-import time
 
 import bpy
 import numpy as np
 import pytest
 
 from tests.blender_helpers import cube, select, transform
+from tests.test_blender_preview import settle
 
 TURN = (0.4, -0.7, 1.1)  # an arbitrary rotation (Euler XYZ, radians)
 
@@ -377,12 +377,7 @@ def test_live_preview_carries_a_compounds_parts(scene, impulse):
     start = np.array(seat.matrix_world.translation)
     preview.start(scene)
     try:
-        time.sleep(preview.POLL_SECONDS)
-        delay = preview.tick()
-        while not preview.ready(scene) and not preview.failed(scene):
-            time.sleep(delay or 0.0)
-            delay = preview.tick()
-        assert not preview.failed(scene), preview.status(scene)
+        settle(preview, scene)
         scene.frame_set(25)
         depsgraph = bpy.context.evaluated_depsgraph_get()
         shown = np.array(seat.evaluated_get(depsgraph).matrix_world.translation)

@@ -9,6 +9,7 @@ Meshes are made at their real size (object scale 1) so what you see is what coll
 """
 
 import math
+from collections.abc import Callable
 
 import bmesh
 import bpy
@@ -32,44 +33,39 @@ CHAIR_DROP = 0.3
 """Height of the chair's feet above the ground at the start (before it tips 6°)."""
 
 
-def _box_mesh(name: str, size: tuple[float, float, float]) -> bpy.types.Mesh:
+def _mesh(name: str, build: Callable[[bmesh.types.BMesh], object],
+          smooth: bool = False) -> bpy.types.Mesh:
+    """A new mesh datablock from a bmesh that `build` fills."""
     mesh = bpy.data.meshes.new(name)
     bm = bmesh.new()
-    bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Diagonal((*size, 1.0)))
+    build(bm)
     bm.to_mesh(mesh)
     bm.free()
+    if smooth:
+        mesh.shade_smooth()
     return mesh
+
+
+def _box_mesh(name: str, size: tuple[float, float, float]) -> bpy.types.Mesh:
+    return _mesh(name, lambda bm: bmesh.ops.create_cube(
+        bm, size=1.0, matrix=Matrix.Diagonal((*size, 1.0))))
 
 
 def _sphere_mesh(name: str, radius: float) -> bpy.types.Mesh:
-    mesh = bpy.data.meshes.new(name)
-    bm = bmesh.new()
-    bmesh.ops.create_uvsphere(bm, u_segments=24, v_segments=12, radius=radius)
-    bm.to_mesh(mesh)
-    bm.free()
-    mesh.shade_smooth()
-    return mesh
+    return _mesh(name, lambda bm: bmesh.ops.create_uvsphere(
+        bm, u_segments=24, v_segments=12, radius=radius), smooth=True)
 
 
 def _cylinder_mesh(name: str, radius: float, half_length: float) -> bpy.types.Mesh:
     """A closed cylinder along local z, centred on the origin."""
-    mesh = bpy.data.meshes.new(name)
-    bm = bmesh.new()
-    bmesh.ops.create_cone(bm, cap_ends=True, segments=24, radius1=radius, radius2=radius,
-                          depth=2.0 * half_length)
-    bm.to_mesh(mesh)
-    bm.free()
-    return mesh
+    return _mesh(name, lambda bm: bmesh.ops.create_cone(
+        bm, cap_ends=True, segments=24, radius1=radius, radius2=radius,
+        depth=2.0 * half_length))
 
 
 def _monkey_mesh(name: str, scale: float) -> bpy.types.Mesh:
-    mesh = bpy.data.meshes.new(name)
-    bm = bmesh.new()
-    bmesh.ops.create_monkey(bm, matrix=Matrix.Scale(scale, 4))
-    bm.to_mesh(mesh)
-    bm.free()
-    mesh.shade_smooth()
-    return mesh
+    return _mesh(name, lambda bm: bmesh.ops.create_monkey(bm, matrix=Matrix.Scale(scale, 4)),
+                 smooth=True)
 
 
 def ramp_height(x: float) -> float:
