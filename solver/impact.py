@@ -26,19 +26,14 @@ from .shapes import BOX, SPHERE
 from .toi import time_of_impact_batch
 
 
-def advance_to_impact(m: Manifolds, rows, bodies, rotations, world_inverse, gravity,
-                      h: float) -> np.ndarray | float:
-    """Move the free pairs among the prepared rows `rows` whose points are all apart and close
-    within this substep to their time of impact t, collide them there and rewrite their rows
-    (see the module notes); rotations and world_inverse follow the moved bodies. Returns (N,)
-    the fraction of the substep each body has left to move (1 - t/h for the moved ones, 1 for
-    the rest), or 1.0 when nothing moved."""
+def advance_to_impact(m: Manifolds, candidates, bodies, rotations, world_inverse,
+                      h: float) -> np.ndarray:
+    """Move the free pairs among the prepared rows `candidates` (_closing_free_rows: all their
+    points apart, one closing within this substep) to their time of impact t, collide them
+    there and rewrite their rows (see the module notes); rotations and world_inverse follow
+    the moved bodies. Returns (N,) the fraction of the substep each body has left to move
+    (1 - t/h for the moved ones, 1 for the rest)."""
     b = bodies
-    candidates = _closing_free_rows(rows, m.a, m.b, b.shape, b.dynamic, m.isolated, m.points,
-                                    m.separation, m.normal, m.normal_rows, b.velocity,
-                                    b.angular_velocity, np.asarray(gravity, dtype=np.float64), h)
-    if not len(candidates):
-        return 1.0
     offset = np.einsum("nij,nj->ni", rotations, b.com_offset)
     times = time_of_impact_batch(b.shape, b.position - offset, b.orientation, b.half_extents,
                                  b.velocity - np.cross(b.angular_velocity, offset),

@@ -14,7 +14,7 @@ Friction is a regularised Coulomb force at each point: it stops the sliding with
 import numpy as np
 from numba import njit
 
-from .constraints import Manifolds, apply_impulses, gather
+from .constraints import gather
 
 SINK = 1e-3  # static compression as a fraction of the smallest half-extent
 STEPS_PER_PERIOD = 100  # substeps per spring period, for stability and an accurate bounce
@@ -35,18 +35,6 @@ def frequency(smallest_half_extent, gravity: float):
 def substeps_needed(omega: np.ndarray, frame_time: float) -> int:
     """Substeps per frame that resolve the stiffest spring with STEPS_PER_PERIOD steps."""
     return int(np.ceil(frame_time * np.max(omega) * STEPS_PER_PERIOD / (2.0 * np.pi)))
-
-
-def apply_springs(m: Manifolds, rows, velocity, angular_velocity, inverse_mass, omega,
-                  h: float) -> None:
-    """Add the impulses over h of springs, dampers and friction, all worked out from the
-    velocities at the substep's start (explicit), to the bodies' velocities."""
-    normal, friction = np.zeros_like(m.normal_impulse), np.zeros_like(m.friction_impulse)
-    _spring_impulses(rows, m.a, m.b, m.points, m.separation, m.normal_rows, m.friction_rows,
-                     m.friction_mass, m.friction, damping_ratio(m.restitution), inverse_mass,
-                     omega, velocity, angular_velocity, h, normal, friction)
-    apply_impulses(rows, m.a, m.b, m.points, m.normal_response, m.friction_response, normal,
-                   friction, velocity, angular_velocity)
 
 
 @njit(cache=True)

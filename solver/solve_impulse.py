@@ -31,8 +31,7 @@ import numpy as np
 from numba import njit
 
 from . import linalg
-from .constraints import CUTOFF, POINTS, Manifolds, gather, scatter
-from .polish import polish
+from .constraints import CUTOFF, POINTS, gather, scatter
 
 # Approach speed below which contacts do not bounce, so resting bodies do not buzz under
 # gravity (which adds g h ≈ 0.04 m/s per 240 Hz substep).
@@ -53,8 +52,10 @@ _SINKING_TOLERANCE = 1e-3
 _GAUSS_SEIDEL_PASSES = 8 * POINTS  # on a manifold's block when its pivots cycle
 
 
-def set_targets(m: Manifolds, rows, velocity, angular_velocity, h: float, gravity,
-                dynamic) -> bool:
+@njit(cache=True)
+def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, restitution, isolated,
+                 incoming, bias, rebound_bias, velocity, angular_velocity, gravity, dynamic,
+                 h) -> bool:
     """Measure the approach and fill the velocity targets (as biases) of the normal rows.
 
     What one substep of gravity adds to v_n at a point is gs = h (n·g) (negative when it pulls
@@ -75,15 +76,6 @@ def set_targets(m: Manifolds, rows, velocity, angular_velocity, h: float, gravit
     gave the cluster 5-10 % more energy than it had. `bias` holds the targets of the pressing
     pass, `rebound_bias` those of the bounce. Returns whether any point bounces.
     """
-    return _set_targets(rows, m.a, m.b, m.points, m.normal, m.normal_rows, m.separation, m.slop,
-                 m.restitution, m.isolated, m.incoming, m.bias, m.rebound_bias, velocity,
-                 angular_velocity, np.asarray(gravity, dtype=np.float64), dynamic, h)
-
-
-@njit(cache=True)
-def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, restitution, isolated,
-                 incoming, bias, rebound_bias, velocity, angular_velocity, gravity, dynamic,
-                 h) -> bool:
     v12 = np.empty(12)
     bouncing = False
     for p in rows:
@@ -139,41 +131,6 @@ def remember_incoming(rows, points, separation, slop, normal_impulse, incoming) 
         for s in range(points[p]):
             if not (separation[p, s] > slop[p] and normal_impulse[p, s] > 0.0):
                 incoming[p, s] = 0.0
-
-
-def solve(m: Manifolds, rows, velocity, angular_velocity, sweeps: int) -> None:
-    """Gauss–Seidel sweeps over the manifolds in order: normal block, then friction, each;
-    then the pushing points' remaining errors by conjugate gradients (polish.py)."""
-    _sweep(rows, m.a, m.b, m.points, m.normal_rows, m.normal_response, m.normal_block,
-           m.normal_inverse, m.subset_inverse, m.subset_ready, m.friction_rows,
-           m.friction_response, m.friction_mass, m.friction, m.normal_impulse,
-           m.friction_impulse, m.bias, velocity, angular_velocity, sweeps, True)
-    polish(rows, m.a, m.b, m.points, m.normal_rows, m.normal_response, m.normal_block,
-           m.subset_inverse, m.subset_ready, m.normal_impulse, m.bias, velocity,
-           angular_velocity, POLISH_STEPS * sweeps)
-
-
-def restitute(m: Manifolds, rows, velocity, angular_velocity, sweeps: int) -> None:
-    """Sweeps of the normal blocks towards the rebound targets, when a point bounces (the
-    others keep their pressing targets; friction stays as solved)."""
-    _sweep(rows, m.a, m.b, m.points, m.normal_rows, m.normal_response, m.normal_block,
-           m.normal_inverse, m.subset_inverse, m.subset_ready, m.friction_rows,
-           m.friction_response, m.friction_mass, m.friction, m.normal_impulse,
-           m.friction_impulse, m.rebound_bias, velocity, angular_velocity, sweeps, False)
-
-
-def push_out(m: Manifolds, rows, h: float, count: int, sweeps: int):
-    """(N, 3) linear and angular pseudo-velocities that remove BAUMGARTE of each penetration
-    beyond the slop, or None when nothing is that deep."""
-    target = np.zeros_like(m.bias)
-    if not _push_targets(rows, m.points, m.separation, m.slop, h, target):
-        return None
-    pseudo = np.zeros((count, 3)), np.zeros((count, 3))
-    _sweep(rows, m.a, m.b, m.points, m.normal_rows, m.normal_response, m.normal_block,
-           m.normal_inverse, m.subset_inverse, m.subset_ready, m.friction_rows,
-           m.friction_response, m.friction_mass, m.friction, np.zeros_like(target),
-           m.friction_impulse, target, pseudo[0], pseudo[1], sweeps, False)
-    return pseudo
 
 
 @njit(cache=True)

@@ -1,7 +1,8 @@
 """solver.World: bodies stepped through time, collisions answered by impulses (or springs).
 
 Each frame is `substeps` substeps (Bullet's and Blender's scheme); each substep is a short list
-of phases, each a compiled kernel (numba) looping over contact rows or bodies:
+of phases, each a compiled kernel (numba) looping over contact rows or bodies, phases 2 to 5
+called from one compiled driver (solver.substep), so a substep costs a few calls from Python:
 
 1. contacts: at a frame's first substep the broad phase finds the pairs that may meet within
    the frame and the narrow phase collides them, with speculative points for gaps a pair could
@@ -21,7 +22,7 @@ of phases, each a compiled kernel (numba) looping over contact rows or bodies:
 import numpy as np
 from numba import njit
 
-from . import arguments, linalg, penalty, quaternion, sleep, solve_impulse
+from . import arguments, linalg, penalty, quaternion, sleep
 from .bodies import (
     DYNAMIC,
     KINDS,
@@ -37,25 +38,15 @@ from .bodies import (
 )
 from .body_shapes import shape_parts
 from .broadphase import aabbs, sweep_and_prune
-from .constraints import (
-    Manifolds,
-    apply_impulses,
-    fill,
-    new_manifolds,
-    prepare,
-    refresh,
-    turned,
-    warm_start,
-)
+from .constraints import Manifolds, fill, new_manifolds, refresh, turned, warm_start
 from .contacts import Contacts, find_contacts
 from .geometry import Geometry
 from .impact import advance_to_impact
-from .integrate import integrate_positions, integrate_velocities
 from .kinematic import Paths, rotation_rate
 from .materials import check_rule
-from .rolling import resist_rolling
 from .shapes import BOX, SPHERE
 from .sinking import sinking_targets
+from .substep import CCD, IMPACT, body_arrays, fast_bodies, finish, move, row_arrays, substep
 from .toi import time_of_impact_batch
 from .trajectory import Cancelled, Snapshot, Trajectory
 
@@ -63,12 +54,9 @@ METHODS = ("impulse", "penalty")
 # A contact is kept while its gap is below what the pair can close in a frame plus this
 # distance (capped at a quarter of the smaller body's half-extent, for tiny bodies).
 SPECULATIVE_DISTANCE = 0.02  # m
-# Bodies moving more than this fraction of their smallest half-extent in a substep get
-# continuous collision detection.
-CCD_FRACTION = 0.5
 # Penetration tolerated without push-out, so resting contacts stay rigid (no spring sag).
 LINEAR_SLOP = 5e-4  # m
-_NO_PUSH = (np.zeros((0, 3)), np.zeros((0, 3)))  # no push-out this substep
+_NO_SPRINGS = (np.zeros(0), np.zeros(0))  # the impulse method's
 
 
 class World:
@@ -220,6 +208,10 @@ class World:
         h = frame_time / substeps
         rotations = np.empty((len(b), 3, 3))
         linalg.matrices(b.orientation, rotations)
+        world_inverse = np.empty_like(rotations)
+        pseudo = np.empty((2, len(b), 3))  # the push-out's pseudo-velocities
+        dynamic = b.dynamic
+        impulse = self.method == "impulse"
         self._radius = (np.linalg.norm(b.half_extents, axis=1)
                         + np.linalg.norm(b.com_offset, axis=1))
         self._fall = self._g * h * h  # a substep's fall from rest
@@ -232,55 +224,39 @@ class World:
             awake = self._awake
             if not awake.any() and not len(self.paths):
                 break  # everything sleeps: nothing moves this frame
-            integrate_velocities(b.velocity, b.angular_velocity, b.inverse_mass, b.drag, b.lift,
-                                 b.linear_damping, b.angular_damping, awake, self.gravity, h)
-            pseudo, left = _NO_PUSH, 1.0  # left: the part of the substep each body moves
-            if len(rows):
-                world_inverse = b.world_inverse_inertia(rotations)
-                prepare(contacts, rows, b.position, b.inverse_mass, world_inverse)
-                if self.method == "impulse":
-                    left = advance_to_impact(contacts, rows, b, rotations, world_inverse,
-                                             self.gravity, h)
-                    pseudo = self._solve_impulses(contacts, rows, h)
-                    resist_rolling(rows, contacts.a, contacts.b, contacts.points, contacts.point,
-                                   contacts.normal, contacts.normal_impulse, b.position,
-                                   world_inverse, b.rolling_resistance, b.angular_velocity)
-                else:
-                    self._apply_springs(contacts, rows, h)
-            self._push_out_work += integrate_positions(
-                b.position, b.orientation, b.velocity, b.angular_velocity, b.inertia,
-                b.inverse_inertia, b.mass, awake,
-                h * left * self._first_contact(awake, rotations, h), pseudo[0], pseudo[1],
-                self.gravity)
-            self._set_kinematic_poses(target)
-            linalg.matrices(b.orientation, rotations)
-            self._record(contacts, rows)
+            left = np.ones(len(b))  # the part of the substep each body moves
+            state = (rows, *body_arrays(b, dynamic, awake, self._radius), *row_arrays(contacts),
+                     rotations, world_inverse, pseudo)
+            springs = _NO_SPRINGS if impulse else self._springs(contacts)
+            stage, deep, work, count, deepest, candidates = substep(
+                *state, left, *springs, self.gravity, h, self.iterations, impulse)
+            if stage == IMPACT:
+                left = advance_to_impact(contacts, candidates, b, rotations, world_inverse, h)
+                stage, deep, work, count, deepest = finish(*state, left, *springs, self.gravity,
+                                                           h, self.iterations, impulse)
+            if stage == CCD:
+                pushed = len(b) if deep else 0
+                work, count, deepest = move(
+                    rows, b.position, b.orientation, b.velocity, b.angular_velocity, b.inertia,
+                    b.inverse_inertia, b.mass, awake,
+                    h * left * self._first_contact(awake, rotations, h), pseudo[0, :pushed],
+                    pseudo[1, :pushed], self.gravity, rotations, contacts.points,
+                    contacts.separation, contacts.normal_impulse)
+            self._push_out_work += work
+            if len(self.paths):
+                self._set_kinematic_poses(target)
+                linalg.matrices(b.orientation, rotations)
+            if len(rows):  # the frame's statistics: peak contact count, deepest point
+                self._contact_count = max(self._contact_count, int(count))
+                self._max_penetration = max(self._max_penetration, float(deepest))
         self._finish_frame(frame_time)
 
-    def _solve_impulses(self, contacts: Manifolds, rows: np.ndarray, h: float):
-        """Sequential impulses on contact rows `rows`: targets, warm start, the pressing sweeps
-        with friction, the bounce sweeps, then the split-impulse push-out; returns its
-        pseudo-velocities."""
-        b, m = self.bodies, contacts
-        bouncing = solve_impulse.set_targets(m, rows, b.velocity, b.angular_velocity, h,
-                                             self.gravity, b.dynamic)
-        apply_impulses(rows, m.a, m.b, m.points, m.normal_response, m.friction_response,
-                       m.normal_impulse, m.friction_impulse, b.velocity, b.angular_velocity)
-        solve_impulse.solve(m, rows, b.velocity, b.angular_velocity, self.iterations)
-        if bouncing:
-            solve_impulse.restitute(m, rows, b.velocity, b.angular_velocity, self.iterations)
-        solve_impulse.remember_incoming(rows, m.points, m.separation, m.slop, m.normal_impulse,
-                                        m.incoming)
-        pseudo = solve_impulse.push_out(m, rows, h, len(b), self.iterations)
-        return _NO_PUSH if pseudo is None else pseudo
-
-    def _apply_springs(self, contacts: Manifolds, rows: np.ndarray, h: float) -> None:
-        """The penalty method: spring-damper impulses over the substep."""
+    def _springs(self, contacts: Manifolds) -> tuple[np.ndarray, np.ndarray]:
+        """The penalty method's (ω0, ζ) per contact row."""
         b = self.bodies
         omega = penalty.frequency(np.minimum(b.thickness[contacts.a], b.thickness[contacts.b]),
                                   self._g)
-        penalty.apply_springs(contacts, rows, b.velocity, b.angular_velocity, b.inverse_mass,
-                              omega, h)
+        return omega, penalty.damping_ratio(contacts.restitution)
 
     def _first_contact(self, awake: np.ndarray, rotations: np.ndarray, h: float) -> np.ndarray:
         """(N,) fraction of the substep each body may move (continuous collision).
@@ -293,10 +269,11 @@ class World:
         """
         b = self.bodies
         fraction = np.ones(len(b))
-        fast = np.zeros(len(b), dtype=bool)
+        moving = np.zeros(len(b))
         if not fast_bodies(b.velocity, b.angular_velocity, self._radius, b.thickness, awake,
-                           h, fast):
+                           h, moving):
             return fraction
+        fast = moving > 0.0
         rows = np.flatnonzero(fast[self._pairs[:, 0]] | fast[self._pairs[:, 1]])
         pairs = self._pairs[rows]
         if not len(pairs):
@@ -456,14 +433,6 @@ class World:
         b.velocity[asleep] = 0.0
         b.angular_velocity[asleep] = 0.0
 
-    def _record(self, contacts: Manifolds, rows: np.ndarray) -> None:
-        """Fold a substep's contacts into the frame's statistics (peak count, deepest point)."""
-        if len(rows):
-            count, deepest = touching(rows, contacts.points, contacts.separation,
-                                      contacts.normal_impulse)
-            self._contact_count = max(self._contact_count, count)
-            self._max_penetration = max(self._max_penetration, deepest)
-
     def _wake_touched(self, a: np.ndarray, b_: np.ndarray) -> bool:
         """Between sleep decisions, a sleeping body that an awake one touches wakes at once
         (its own sleeping neighbours follow at the next substep); whether any woke."""
@@ -575,26 +544,3 @@ def escaped(position, orientation, velocity, angular_velocity, radius, speculati
         if moved + ahead > reach[i]:
             return True
     return False
-
-
-@njit(cache=True)
-def fast_bodies(velocity, angular_velocity, radius, thickness, awake, h, fast) -> bool:
-    """fast[i] = awake body i moves more than CCD_FRACTION of its smallest half-width in a
-    substep h; whether any does."""
-    anyone = False
-    for i in range(len(velocity)):
-        speed = linalg.norm(velocity[i]) + linalg.norm(angular_velocity[i]) * radius[i]
-        fast[i] = awake[i] and speed * h > CCD_FRACTION * thickness[i]
-        anyone |= fast[i]
-    return anyone
-
-
-@njit(cache=True)
-def touching(rows, points, separation, normal_impulse):
-    """(points pushing or touching, deepest penetration) over the contact rows `rows`."""
-    count, deepest = 0, -np.inf
-    for p in rows:
-        for s in range(points[p]):
-            count += normal_impulse[p, s] > 0.0 or separation[p, s] <= 0.0
-            deepest = max(deepest, -separation[p, s])
-    return count, deepest
