@@ -107,7 +107,8 @@ def build_scene(key: str):
     settings.restitution_combine = settings.friction_combine = "MULTIPLY"
     for obj in scene.objects:
         if obj.impulse.enabled:
-            obj.impulse.shape = "BOX"
+            if obj.impulse.shape != "COMPOUND":  # the demo's chair: a compound of BOX parts
+                obj.impulse.shape = "BOX"
             obj.impulse.mass_mode, obj.impulse.density = "DENSITY", scenes.DENSITY
             obj.impulse.restitution, obj.impulse.friction = scenes.RESTITUTION, scenes.FRICTION
     return scene
@@ -179,6 +180,8 @@ def child_builtin(key: str, sleeping: bool) -> None:
     _enable()  # for the Impulse properties the scene is described with
     scene = build_scene(key)
     bodies = [obj for obj in scene.objects if obj.impulse.enabled]
+    compound = {obj for obj in bodies if obj.impulse.shape == "COMPOUND"}
+    parts = {obj for obj in bodies if obj.parent in compound}
     moving = [obj for obj in bodies if any(obj.impulse.initial_linear_velocity)
               or any(obj.impulse.initial_angular_velocity)]
     start = scene.frame_start + (HANDOVER if moving else 0)
@@ -193,8 +196,12 @@ def child_builtin(key: str, sleeping: bool) -> None:
             world.collection.objects.link(obj)  # membership adds the rigid body
             rb = obj.rigid_body
             rb.type = obj.impulse.body_type
-            rb.collision_shape = "BOX"
-            rb.mass = scenes.DENSITY * obj.dimensions.x * obj.dimensions.y * obj.dimensions.z
+            # a compound parent takes its children's boxes (Blender's Compound Parent)
+            rb.collision_shape = "COMPOUND" if obj in compound else "BOX"
+            rb.mass = scenes.DENSITY * sum(
+                part.dimensions.x * part.dimensions.y * part.dimensions.z
+                for part in ([c for c in obj.children if c in parts] if obj in compound
+                             else [obj]))
             rb.restitution, rb.friction = scenes.RESTITUTION, scenes.FRICTION
             rb.linear_damping = rb.angular_damping = 0.0
             rb.use_deactivation = sleeping
@@ -207,7 +214,7 @@ def child_builtin(key: str, sleeping: bool) -> None:
         for frame in range(scene.frame_start, end + 1):
             scene.frame_set(frame)
         simulated = time.process_time()
-        dynamic = [obj for obj in bodies if obj.rigid_body.type == "ACTIVE"]
+        dynamic = [obj for obj in bodies if obj.rigid_body.type == "ACTIVE" and obj not in parts]
         for obj in scene.objects:
             obj.select_set(obj in dynamic)
         bpy.context.view_layer.objects.active = dynamic[0]

@@ -61,34 +61,64 @@ def sweep_and_prune(lo: np.ndarray, hi: np.ndarray, movable: np.ndarray) -> np.n
 
     Boxes are cut into slabs across the second-widest axis and, within each slab, sorted by
     their low end along the widest axis: each box then pairs with the run of later boxes in its
-    slab that start before its high end (one searchsorted for all slabs), and those candidates
-    are filtered exactly on the other axes. Slabs keep the candidates few in dense scenes, where a
-    single sorted list would pair every box with all boxes in a wide band. A pair sharing several
-    slabs is kept only in the slab where its overlap begins, so it is reported once. Pairs of two
-    non-movable (static) bodies are dropped: they can never need a contact.
+    slab that start before its high end (a binary search), and those candidates are filtered
+    exactly on the other axes. Slabs keep the candidates few in dense scenes, where a single
+    sorted list would pair every box with all boxes in a wide band. A pair sharing several
+    slabs is kept only in the slab where its overlap begins, so it is reported once. Pairs of
+    two non-movable (static) bodies are dropped: they can never need a contact.
     """
     lo = np.ascontiguousarray(lo, dtype=np.float64).reshape(-1, 3)
     hi = np.ascontiguousarray(hi, dtype=np.float64).reshape(-1, 3)
     movable = np.ascontiguousarray(movable, dtype=np.bool_).reshape(-1)
-    n = len(lo)
-    if n < 2:
+    if len(lo) < 2:
         return np.empty((0, 2), dtype=np.int64)
-    across, sweep = np.argsort(np.ptp(lo + hi, axis=0))[1:]
+    return overlapping_pairs(lo, hi, movable, _BATCH_PAIRS)
+
+
+@njit(cache=True)
+def overlapping_pairs(lo, hi, movable, batch):
+    """The compiled sweep_and_prune (N >= 2), with room for `batch` pairs at first."""
+    spread = np.empty(3)
+    for k in range(3):
+        spread[k] = np.max(lo[:, k] + hi[:, k]) - np.min(lo[:, k] + hi[:, k])
+    axes = np.argsort(spread)
+    across, sweep = axes[1], axes[2]
     width = _slab_width(lo[:, across], hi[:, across])
     body, slab = _slab_entries(lo[:, across], hi[:, across], width)
-    # Complex keys sort by slab (real part), then by low end (imaginary part): exact comparisons.
-    key = slab + 1j * lo[body, sweep]
-    order = np.argsort(key, kind="stable")
-    key, body, slab = key[order], body[order], slab[order]
-    end = np.searchsorted(key, slab + 1j * hi[body, sweep], side="right")
-    candidates = int(np.maximum(end - np.arange(1, len(body) + 1), 0).sum())
-    pairs = np.empty((min(candidates, _BATCH_PAIRS), 2), np.int64)
-    count = _sweep(lo, hi, movable, body, slab, end, int(sweep), int(across), width, pairs)
+    # by slab, then by low end (two stable sorts: exact comparisons)
+    order = np.argsort(lo[body, sweep], kind="mergesort")
+    order = order[np.argsort(slab[order], kind="mergesort")]
+    body, slab = body[order], slab[order]
+    start = lo[body, sweep]
+    end = np.empty(len(body), dtype=np.int64)
+    candidates = 0
+    for k in range(len(body)):
+        end[k] = _after(slab, start, slab[k], hi[body[k], sweep])
+        candidates += max(end[k] - k - 1, 0)
+    pairs = np.empty((min(candidates, batch), 2), dtype=np.int64)
+    count = _sweep(lo, hi, movable, body, slab, end, sweep, across, width, pairs)
     if count > len(pairs):  # more than the first allowance: again, with room for all
-        pairs = np.empty((count, 2), np.int64)
-        _sweep(lo, hi, movable, body, slab, end, int(sweep), int(across), width, pairs)
-    pairs = np.sort(pairs[:count], axis=1)
-    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+        pairs = np.empty((count, 2), dtype=np.int64)
+        _sweep(lo, hi, movable, body, slab, end, sweep, across, width, pairs)
+    keys = np.empty(count, dtype=np.int64)
+    for p in range(count):
+        i, j = min(pairs[p, 0], pairs[p, 1]), max(pairs[p, 0], pairs[p, 1])
+        pairs[p, 0], pairs[p, 1] = i, j
+        keys[p] = i * len(lo) + j
+    return pairs[np.argsort(keys)]
+
+
+@njit(cache=True)
+def _after(slab, start, key_slab, key_start) -> int:
+    """The first entry (sorted by slab, then start) that comes after (key_slab, key_start)."""
+    low, high = 0, len(slab)
+    while low < high:
+        middle = (low + high) // 2
+        if slab[middle] < key_slab or (slab[middle] == key_slab and start[middle] <= key_start):
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 @njit(cache=True)
@@ -120,24 +150,31 @@ def _sweep(lo, hi, movable, body, slab, end, sweep, across, width, pairs):
     return count
 
 
-def _slab_width(lo: np.ndarray, hi: np.ndarray) -> float:
+@njit(cache=True)
+def _slab_width(lo, hi) -> float:
     """About one typical box wide, widened until boxes touch at most 4 slabs each on average.
 
     Without that limit a few big boxes (a ground plane) would be copied into very many slabs.
     """
-    extent = float(np.max(hi) - np.min(lo))
-    width = max(float(np.median(hi - lo)), 1e-9 * extent)
+    extent = np.max(hi) - np.min(lo)
+    width = max(np.median(hi - lo), 1e-9 * extent)
     if not width > 0.0:
         return 1.0
-    while np.sum(np.floor(hi / width) - np.floor(lo / width) + 1) > 4 * len(lo):
+    while np.sum(np.floor(hi / width) - np.floor(lo / width) + 1.0) > 4.0 * len(lo):
         width *= 2.0
     return width
 
 
-def _slab_entries(lo: np.ndarray, hi: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
+@njit(cache=True)
+def _slab_entries(lo, hi, width):
     """(body, slab) for every slab each box touches; slab indices are floats holding integers."""
     first = np.floor(lo / width)
     span = (np.floor(hi / width) - first).astype(np.int64) + 1
-    body = np.repeat(np.arange(len(lo)), span)
-    start = np.cumsum(span) - span
-    return body, np.repeat(first, span) + (np.arange(len(body)) - np.repeat(start, span))
+    body = np.empty(np.sum(span), dtype=np.int64)
+    slab = np.empty(len(body))
+    k = 0
+    for n in range(len(lo)):
+        for s in range(span[n]):
+            body[k], slab[k] = n, first[n] + s
+            k += 1
+    return body, slab

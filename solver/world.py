@@ -201,6 +201,10 @@ class World:
         """Advance one frame: `substeps` substeps, each the list of phases below."""
         b = self.bodies
         frame_time = 1.0 / self.fps
+        if self._resting():
+            self._contact_count, self._max_penetration = 0, 0.0
+            self._finish_frame(frame_time)
+            return
         substeps = self.substeps
         if self.method == "penalty":
             stiffest = penalty.frequency(b.thickness.min(initial=np.inf), self._g)
@@ -250,6 +254,15 @@ class World:
                 self._contact_count = max(self._contact_count, int(count))
                 self._max_penetration = max(self._max_penetration, float(deepest))
         self._finish_frame(frame_time)
+
+    def _resting(self) -> bool:
+        """Whether nothing can move this frame: every dynamic body sleeps, standing still, and
+        none is kinematic (so nothing can wake one). Its contacts and poses then stay as they
+        were, and colliding them again (most of such a frame's cost) would find them again."""
+        b = self.bodies
+        return bool(self._contacts is not None and not self._awake.any()
+                    and not (b.kind == KINEMATIC).any() and not b.velocity.any()
+                    and not b.angular_velocity.any())
 
     def _springs(self, contacts: Manifolds) -> tuple[np.ndarray, np.ndarray]:
         """The penalty method's (ω0, ζ) per contact row."""
@@ -336,21 +349,20 @@ class World:
                             self._radius, m.slop, m.drift, m.points, m.normal, m.point,
                             m.anchor_a, m.anchor_b, m.base, m.separation, m.relative,
                             m.orientation_a, m.orientation_b, m.margin, b.velocity,
-                            b.angular_velocity, np.r_[h, self._substep_reach(h)])
+                            b.angular_velocity, self._substep_reach(h, True))
             rows = np.flatnonzero(stale)
             if len(rows):
                 self._collide_rows(m, rows, rotations, h)
                 collided = True
-        held = m.points > 0
         if frame_start:
+            held = m.points > 0
             self._update_sleep(m.a[held], m.b[held])
-        elif self.sleeping:
-            collided |= self._wake_touched(m.a[held], m.b[held])
-        awake = self._awake
-        active = held & (awake[m.a] | awake[m.b])
+        elif self.sleeping:  # a sleeping body that an awake one touches wakes at once
+            collided |= wake_touched(m.points, m.a, m.b, b.kind, self._awake, b.rest_time)
+        active = active_rows(m.points, m.a, m.b, self._awake)
         if collided:
-            m.mark_isolated(active, awake)
-        return m, np.flatnonzero(active)
+            m.mark_isolated(active, self._awake)
+        return m, active
 
     def _reach(self, duration: float) -> np.ndarray:
         """(N,) how far each body may move in `duration` at its current speed and spin, plus
@@ -361,12 +373,15 @@ class World:
                 + self._g * duration * duration + self._speculative)
 
 
-    def _substep_reach(self, h: float) -> np.ndarray:
+    def _substep_reach(self, h: float, with_h: bool = False) -> np.ndarray:
         """(N,) per body: its spin's travel in h, half a substep's fall from rest and its
         speculative distance (two of these plus the relative speed times h make a pair's
-        narrow-phase margin)."""
-        spin = np.linalg.norm(self.bodies.angular_velocity, axis=1) * self._radius * h
-        return spin + 0.5 * self._fall + self._speculative
+        narrow-phase margin); with_h: (N + 1,), h first (what refresh takes)."""
+        out = np.empty(len(self.bodies) + 1)
+        out[0] = h
+        substep_reach(self.bodies.angular_velocity, self._radius, self._speculative,
+                      0.5 * self._fall, h, out[1:])
+        return out if with_h else out[1:]
 
     def _collide_frame(self, rotations: np.ndarray, h: float, remaining: float) -> Manifolds:
         """New contact rows for every pair whose boxes, grown by what each body may move in
@@ -433,16 +448,6 @@ class World:
         b.velocity[asleep] = 0.0
         b.angular_velocity[asleep] = 0.0
 
-    def _wake_touched(self, a: np.ndarray, b_: np.ndarray) -> bool:
-        """Between sleep decisions, a sleeping body that an awake one touches wakes at once
-        (its own sleeping neighbours follow at the next substep); whether any woke."""
-        b, awake = self.bodies, self._awake
-        sleeping = b.dynamic & ~awake
-        touched = np.concatenate([a[sleeping[a] & awake[b_]], b_[sleeping[b_] & awake[a]]])
-        awake[touched] = True
-        b.rest_time[touched] = 0.0
-        return len(touched) > 0
-
     def _finish_frame(self, frame_time: float) -> None:
         b = self.bodies
         awake = self._awake
@@ -453,12 +458,11 @@ class World:
     def snapshot(self) -> Snapshot:
         """The current frame's state (shape centres) and statistics."""
         b = self.bodies
-        rotations = b.rotations()
-        dynamic = b.dynamic
-        m = b.mass[dynamic]
-        v, w, x = b.velocity[dynamic], b.angular_velocity[dynamic], b.position[dynamic]
-        spin = np.einsum("nij,nj->ni", rotations[dynamic] @ b.inertia[dynamic]
-                         @ np.swapaxes(rotations[dynamic], 1, 2), w)
+        rotations = np.empty((len(b), 3, 3))
+        linalg.matrices(b.orientation, rotations)
+        totals = np.zeros(8)  # kinetic, potential energy, linear, angular momentum
+        statistics(b.position, b.velocity, b.angular_velocity, b.mass, b.inertia, rotations,
+                   b.kind, self.gravity, totals)
         return Snapshot(
             frame=self.frame,
             positions=b.shape_centers(rotations),
@@ -466,10 +470,10 @@ class World:
             linear_velocities=b.velocity.copy(),
             angular_velocities=b.angular_velocity.copy(),
             contact_count=self._contact_count,
-            kinetic_energy=float(0.5 * np.sum(m * np.sum(v * v, axis=1)) + 0.5 * np.sum(w * spin)),
-            potential_energy=float(-np.sum(m * (x @ self.gravity))),
-            linear_momentum=np.sum(m[:, None] * v, axis=0),
-            angular_momentum=np.sum(np.cross(x, m[:, None] * v) + spin, axis=0),
+            kinetic_energy=float(totals[0]),
+            potential_energy=float(totals[1]),
+            linear_momentum=totals[2:5].copy(),
+            angular_momentum=totals[5:8].copy(),
             max_penetration=self._max_penetration,
             push_out_work=self._push_out_work,
         )
@@ -544,3 +548,67 @@ def escaped(position, orientation, velocity, angular_velocity, radius, speculati
         if moved + ahead > reach[i]:
             return True
     return False
+
+
+@njit(cache=True)
+def statistics(position, velocity, angular_velocity, mass, inertia, rotations, kind, gravity,
+               out) -> None:
+    """out (8,) = kinetic and potential energy, linear momentum and angular momentum (about the
+    origin) of the dynamic bodies; spin = R I Rᵀ ω."""
+    spin = np.empty(3)
+    tensor = np.empty((3, 3))
+    for i in range(len(position)):
+        if kind[i] != DYNAMIC:
+            continue
+        m, v, w, x = mass[i], velocity[i], angular_velocity[i], position[i]
+        linalg.sandwich(rotations[i], inertia[i], tensor)
+        for k in range(3):
+            spin[k] = tensor[k, 0] * w[0] + tensor[k, 1] * w[1] + tensor[k, 2] * w[2]
+        out[0] += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + 0.5 * (
+            w[0] * spin[0] + w[1] * spin[1] + w[2] * spin[2])
+        out[1] -= m * (x[0] * gravity[0] + x[1] * gravity[1] + x[2] * gravity[2])
+        for k in range(3):
+            out[2 + k] += m * v[k]
+        out[5] += m * (x[1] * v[2] - x[2] * v[1]) + spin[0]
+        out[6] += m * (x[2] * v[0] - x[0] * v[2]) + spin[1]
+        out[7] += m * (x[0] * v[1] - x[1] * v[0]) + spin[2]
+
+
+@njit(cache=True)
+def substep_reach(angular_velocity, radius, speculative, drop, h, out) -> None:
+    """out (N,) = |ω| radius h + drop + speculative distance, per body (World._substep_reach)."""
+    for i in range(len(radius)):
+        out[i] = linalg.norm(angular_velocity[i]) * radius[i] * h + drop + speculative[i]
+
+
+@njit(cache=True)
+def active_rows(points, a, b, awake) -> np.ndarray:
+    """The contact rows holding points with an awake body, in order."""
+    out = np.empty(len(a), dtype=np.int64)
+    count = 0
+    for p in range(len(a)):
+        if points[p] > 0 and (awake[a[p]] or awake[b[p]]):
+            out[count] = p
+            count += 1
+    return out[:count]
+
+
+@njit(cache=True)
+def wake_touched(points, a, b, kind, awake, rest_time) -> bool:
+    """Between sleep decisions, a sleeping body that an awake one touches (as awake was on
+    entry) wakes at once, its rest timer restarted (its own sleeping neighbours follow at the
+    next substep); whether any woke."""
+    woke = np.zeros(len(awake), dtype=np.bool_)
+    for p in range(len(a)):
+        if points[p] == 0:
+            continue
+        i, j = a[p], b[p]
+        woke[i] |= kind[i] == DYNAMIC and not awake[i] and awake[j]
+        woke[j] |= kind[j] == DYNAMIC and not awake[j] and awake[i]
+    anyone = False
+    for i in range(len(awake)):
+        if woke[i]:
+            awake[i] = True
+            rest_time[i] = 0.0
+            anyone = True
+    return anyone
