@@ -85,9 +85,7 @@ def overlapping_pairs(lo, hi, movable, batch):
     across, sweep = axes[1], axes[2]
     width = _slab_width(lo[:, across], hi[:, across])
     body, slab = _slab_entries(lo[:, across], hi[:, across], width)
-    # by slab, then by low end (two stable sorts: exact comparisons)
-    order = np.argsort(lo[body, sweep], kind="mergesort")
-    order = order[np.argsort(slab[order], kind="mergesort")]
+    order = _by_slab(slab, np.argsort(lo[body, sweep]))  # exact comparisons
     body, slab = body[order], slab[order]
     start = lo[body, sweep]
     end = np.empty(len(body), dtype=np.int64)
@@ -106,6 +104,24 @@ def overlapping_pairs(lo, hi, movable, batch):
         pairs[p, 0], pairs[p, 1] = i, j
         keys[p] = i * len(lo) + j
     return pairs[np.argsort(keys)]
+
+
+@njit(cache=True)
+def _by_slab(slab, order):
+    """`order` (entries sorted by low end) stably sorted by slab: a counting sort over the
+    slabs' integer indices (cheaper to compile than a second, stable, sort)."""
+    first = np.min(slab)
+    counts = np.zeros(int(np.max(slab) - first) + 2, dtype=np.int64)
+    for k in range(len(slab)):
+        counts[int(slab[k] - first) + 1] += 1
+    for k in range(1, len(counts)):
+        counts[k] += counts[k - 1]
+    out = np.empty_like(order)
+    for k in order:
+        where = int(slab[k] - first)
+        out[counts[where]] = k
+        counts[where] += 1
+    return out
 
 
 @njit(cache=True)
@@ -157,7 +173,10 @@ def _slab_width(lo, hi) -> float:
     Without that limit a few big boxes (a ground plane) would be copied into very many slabs.
     """
     extent = np.max(hi) - np.min(lo)
-    width = max(np.median(hi - lo), 1e-9 * extent)
+    sizes = np.sort(hi - lo)
+    middle = len(sizes) // 2
+    median = sizes[middle] if len(sizes) % 2 else 0.5 * (sizes[middle - 1] + sizes[middle])
+    width = max(median, 1e-9 * extent)
     if not width > 0.0:
         return 1.0
     while np.sum(np.floor(hi / width) - np.floor(lo / width) + 1.0) > 4.0 * len(lo):
