@@ -95,10 +95,10 @@ def test() -> None:
         if process.wait() != 0:
             raise SystemExit(f"dev.py: failed ({process.returncode}): {' '.join(process.args)}")
     env = {**os.environ, "IMPULSE_TEST_BLENDER": str(prepared)}
-    _run(str(PYTHON), "-m", "pytest", "-n", WORKERS, env=env)
+    _run(str(PYTHON), "-m", "pytest", "-n", WORKERS, "--durations=15", env=env)
     python45 = ensure_venv(VENV45, "blender45")
-    _run(str(python45), "-m", "pytest", "-n", WORKERS, "-m", "blender", *blender_test_files(),
-         env=env)
+    _run(str(python45), "-m", "pytest", "-n", WORKERS, "--durations=15", "-m", "blender",
+         *blender_test_files(), env=env)
 
 
 def blender_test_files() -> list[str]:
