@@ -73,18 +73,20 @@ def set_targets(m: Manifolds, rows, velocity, angular_velocity, h: float, gravit
     slower, throw the heavy one up at its own rebound speed (+186 % energy), and a cluster of
     boxes started deep inside each other gain 5-10 % in its first frame. A triangle is thin,
     though: a point against one (a `thin` row) deeper than OVERLAPPED_SLOPS slops plus a
-    substep of its approach, not caught while apart, was already through it or overlapping
-    when the substep began, and does not bounce; the pressing pass stops it and the push-out
-    lifts it. Bouncing such points threw a Suzanne hull down through the terrain (1.9 m).
-    The arrival speed kept for a point caught while apart is the approach that pair's catch
-    took away, so it is given back (times e) once, by one bounce of the pair: when any point
-    of a pair bounces, the block solve reverses the approach of the whole pair, and the
-    other points forget theirs (a box tumbling onto one corner and then another bounced its
-    second corner from the first one's speed, +1 % energy). And a caught point that has
-    not reached the surface and approaches faster than its gap closes (turning, or a spin
-    brought it back) arrives again, at no more than its present speed (a heavy box spinning
-    at 10 rad/s rebounded at 1.4 times its approach, +9 %). `bias` holds the targets of the
-    pressing pass, `rebound_bias` those of the bounce. Returns whether any point bounces.
+    substep of its approach, not caught while apart, may be through it, with the other side's
+    normal, and does not bounce; the pressing pass stops it and the push-out lifts it (with
+    Moreau's law and without this rule or the two below, a Suzanne hull fell 1.9 m through the
+    terrain). The arrival speed kept for a point caught while apart is the approach that the
+    pair's catch took away, so it is given back (times e) once, by one bounce of the pair:
+    when any point of a pair bounces, the block solve reverses the whole pair's approach, and
+    the other points forget theirs (a box tumbling onto one corner bounced its second corner a
+    substep later at the speed the first bounce had already reversed, +1 % energy). And a
+    caught point that has not reached the surface and approaches faster than its gap closes
+    (turning brought it back) arrives again, at no more than its present speed (a heavy box
+    spinning at up to 10 rad/s rebounded at 1.4 times its approach, +9 %). Random clusters of
+    3-11 boxes and balls at e 0.8-1: 0 of 400 gain energy (9 did, by up to 32 %). `bias` holds
+    the targets of the pressing pass, `rebound_bias` those of the bounce. Returns whether any
+    point bounces.
     """
     return _set_targets(rows, m.a, m.b, m.points, m.normal, m.normal_rows, m.separation, m.slop,
                  m.restitution, m.isolated, m.thin, m.incoming, m.bias, m.rebound_bias,
