@@ -85,10 +85,30 @@ def _random_direction(rng) -> np.ndarray:
     return direction / np.linalg.norm(direction)
 
 
-@pytest.mark.parametrize("seed", range(120))
-def test_random_scenes_stay_finite_never_create_energy_nor_pass_the_ground(seed):
-    world = _random_scene(seed)
-    trajectory = world.simulate(6)
+def _random_cluster(seed, gravity):
+    """Three to eleven boxes and balls (5-50 cm, 0.1-100 kg, restitution 0.8-1) dropped in a
+    heap within 0.8 m, at up to 5 m/s and 10 rad/s, 1-20 substeps: bodies that touch several
+    others while they bounce, where each rebound asked on its own can add energy."""
+    rng = np.random.default_rng(seed)
+    world = World(gravity=(0.0, 0.0, gravity), substeps=int(rng.integers(1, 21)), sleeping=False)
+    world.add_body(size=(5.0, 5.0, 0.5), position=(0, 0, GROUND_TOP - 0.5), kind="static",
+                   restitution=1.0, friction=rng.uniform(0, 1))
+    for _ in range(int(rng.integers(3, 12))):
+        shape = "sphere" if rng.random() < 0.3 else "box"
+        size = rng.uniform(0.05, 0.5)
+        world.add_body(shape, size if shape == "sphere" else size * rng.uniform(0.3, 1.0, 3),
+                       position=np.r_[rng.uniform(-0.4, 0.4, 2), GROUND_TOP + rng.uniform(0, 1)],
+                       orientation=quaternion.from_axis_angle(rng.normal(size=3),
+                                                              rng.uniform(0, 3)),
+                       mass=10.0 ** rng.uniform(-1, 2), restitution=rng.uniform(0.8, 1.0),
+                       friction=rng.uniform(0, 1),
+                       linear_velocity=rng.normal(size=3) * rng.uniform(0, 5),
+                       angular_velocity=rng.normal(size=3) * rng.uniform(0, 10))
+    return world
+
+
+def _assert_finite_no_energy_gain_above_ground(world, frames):
+    trajectory = world.simulate(frames)
     for field in ("positions", "orientations", "linear_velocities", "angular_velocities"):
         assert np.all(np.isfinite(getattr(trajectory, field)))
     # Kinetic plus potential energy never rises above its start, except by what the push-out
@@ -100,6 +120,19 @@ def test_random_scenes_stay_finite_never_create_energy_nor_pass_the_ground(seed)
     assert np.all(energy <= energy[0] + 1e-6 * scale)
     # No centre of mass ends below the top of the static ground (a 1 m slab).
     assert world.bodies.position[1:, 2].min() > GROUND_TOP
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_random_scenes_stay_finite_never_create_energy_nor_pass_the_ground(seed):
+    _assert_finite_no_energy_gain_above_ground(_random_scene(seed), 6)
+
+
+@pytest.mark.parametrize("gravity", [0.0, -9.81])
+@pytest.mark.parametrize("seed", range(40))
+def test_random_clusters_stay_finite_never_create_energy_nor_pass_the_ground(seed, gravity):
+    # Before Moreau's law and the bounce's arrival rules (solve_impulse.set_targets) seeds 23
+    # and 34 gained 1-4.5 % here (9 of 400 such scenes did, up to 32 %).
+    _assert_finite_no_energy_gain_above_ground(_random_cluster(seed, gravity), 12)
 
 
 def test_same_scene_gives_identical_arrays():
