@@ -69,8 +69,8 @@ def integrate_positions(position, orientation, velocity, angular_velocity, inert
     kinetic energy with no fall to pay for it: the velocity a body has reached when it stops
     is that of step seconds of fall, so the gravity of the rest is taken back before it moves
     (it then moves as semi-implicit Euler over step). The take-back only slows a fall, never
-    turns it into a rise: a body held up by contacts (sliding fast into a wall) had that
-    gravity cancelled by them already, and giving it back would lift it off."""
+    turns it into a rise: the contacts of a body held up by them (sliding fast into a wall)
+    cancelled that gravity already, and taking it back again would lift the body off."""
     pushed = len(pseudo_velocity) == len(position)
     work = 0.0
     identity = np.empty(4)
