@@ -247,11 +247,11 @@ class World:
                                    world_inverse, b.rolling_resistance, b.angular_velocity)
                 else:
                     self._apply_springs(contacts, rows, h)
+            share = np.full(len(b), h) * left
             self._push_out_work += integrate_positions(
                 b.position, b.orientation, b.velocity, b.angular_velocity, b.inertia,
-                b.inverse_inertia, b.mass, awake,
-                h * left * self._first_contact(awake, rotations, h), pseudo[0], pseudo[1],
-                self.gravity)
+                b.inverse_inertia, b.mass, awake, share * self._first_contact(awake, rotations, h),
+                share, pseudo[0], pseudo[1], self.gravity)
             self._set_kinematic_poses(target)
             linalg.matrices(b.orientation, rotations)
             self._record(contacts, rows)
