@@ -9,6 +9,7 @@ Needs Python 3.11 (the bpy wheel exists only for it) and access to PyPI.
 """
 
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -32,8 +33,8 @@ def _python311() -> str:
     return found
 
 
-def _run(*command: str) -> None:
-    result = subprocess.run(command, cwd=ROOT)
+def _run(*command: str, env: dict[str, str] | None = None) -> None:
+    result = subprocess.run(command, cwd=ROOT, env=env)
     if result.returncode != 0:
         raise SystemExit(f"dev.py: failed ({result.returncode}): {' '.join(command)}")
 
@@ -79,16 +80,25 @@ def typecheck() -> None:
 
 
 def test() -> None:
-    # The solver's kernels compile into its numba cache on the second core meanwhile, so the
-    # pytest workers load them instead of each compiling the same ones at once.
-    warming = subprocess.Popen([str(PYTHON), "-c", "import solver; solver.warm_up()"], cwd=ROOT)
+    # Meanwhile the solver's kernels compile into its numba cache, and the extension is built,
+    # installed into one user folder and compiled there (tests/installed_extension.py), so the
+    # pytest workers of both Blender versions load them instead of each compiling them again.
+    prepared = ROOT / "out" / "test-blender"
+    shutil.rmtree(prepared, ignore_errors=True)
+    prepared.mkdir(parents=True)
+    warming = [subprocess.Popen([str(PYTHON), *command], cwd=ROOT) for command in (
+        ("-c", "import solver; solver.warm_up()"),
+        ("-m", "tests.installed_extension", str(prepared)))]
     _run(str(PYTHON), "-m", "ruff", "check", ".")
     typecheck()
-    if warming.wait() != 0:
-        raise SystemExit(f"dev.py: failed ({warming.returncode}): solver.warm_up()")
-    _run(str(PYTHON), "-m", "pytest", "-n", WORKERS)
+    for process in warming:
+        if process.wait() != 0:
+            raise SystemExit(f"dev.py: failed ({process.returncode}): {' '.join(process.args)}")
+    env = {**os.environ, "IMPULSE_TEST_BLENDER": str(prepared)}
+    _run(str(PYTHON), "-m", "pytest", "-n", WORKERS, "--durations=15", env=env)
     python45 = ensure_venv(VENV45, "blender45")
-    _run(str(python45), "-m", "pytest", "-n", WORKERS, "-m", "blender", *blender_test_files())
+    _run(str(python45), "-m", "pytest", "-n", WORKERS, "--durations=15", "-m", "blender",
+         *blender_test_files(), env=env)
 
 
 def blender_test_files() -> list[str]:

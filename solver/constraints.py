@@ -59,6 +59,7 @@ class Manifolds:
         self.orientation_b = np.zeros((count, 4))
         self.margin = np.zeros(count)  # the gap up to which points were kept when collided
         self.isolated = np.ones(count, dtype=np.bool_)  # no movable body touches a third
+        self.thin = np.zeros(count, dtype=np.bool_)  # a triangle mesh is in the pair
         self.normal_impulse = np.zeros((count, POINTS))  # accumulated, per substep
         self.friction_impulse = np.zeros((count, POINTS, 2))  # along t1, t2
         self.incoming = np.zeros((count, POINTS))  # arrival speed carried to the touch
@@ -111,9 +112,11 @@ def new_manifolds(pairs, bodies, restitution_rule, friction_rule, slop) -> Manif
     flat = np.isin(bodies.shape, FLAT)
     wide = flat[a] & flat[b] & ((bodies.shape[a] != BOX) | (bodies.shape[b] != BOX))
     drift = np.where(wide, np.maximum(slop, np.sqrt(slop * np.minimum(size[a], size[b]))), slop)
-    return Manifolds(pairs, combine(friction_rule, bodies.friction[a], bodies.friction[b]),
-                     combine(restitution_rule, bodies.restitution[a], bodies.restitution[b]),
-                     slop, drift)
+    m = Manifolds(pairs, combine(friction_rule, bodies.friction[a], bodies.friction[b]),
+                  combine(restitution_rule, bodies.restitution[a], bodies.restitution[b]),
+                  slop, drift)
+    m.thin[:] = (bodies.shape[a] == MESH) | (bodies.shape[b] == MESH)
+    return m
 
 
 def fill(m: Manifolds, rows, found, bodies, rotations) -> None:

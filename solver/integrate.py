@@ -56,20 +56,32 @@ def integrate_velocities(velocity, angular_velocity, inverse_mass, drag, lift, l
 
 @njit(cache=True)
 def integrate_positions(position, orientation, velocity, angular_velocity, inertia,
-                        inverse_inertia, mass, awake, step, pseudo_velocity,
+                        inverse_inertia, mass, awake, step, share, pseudo_velocity,
                         pseudo_angular_velocity, gravity) -> float:
     """x += h v and the momentum-keeping rotation for awake bodies (h = step[i] per body), plus
     the split-impulse push-out when pseudo-velocities are given (rows = bodies, else empty),
     which moves bodies without any momentum: ω turns with the body, so its kinetic energy stays
-    exactly what it was. Returns the work the push-out did lifting bodies against gravity."""
+    exactly what it was. Returns the work the push-out did lifting bodies against gravity.
+
+    share[i] is the time body i had to move (its part of the substep); continuous collision
+    may let it move only step[i] of it. integrate_velocities gave it the whole share's gravity,
+    but it falls only for step, so keeping that velocity would gain m g·v (share - step) of
+    kinetic energy with no fall to pay for it: the velocity a body has reached when it stops
+    is that of step seconds of fall, so the gravity of the rest is taken back before it moves
+    (it then moves as semi-implicit Euler over step). The take-back only slows a fall, never
+    turns it into a rise: the contacts of a body held up by them (sliding fast into a wall)
+    cancelled that gravity already, and taking it back again would lift the body off."""
     pushed = len(pseudo_velocity) == len(position)
     work = 0.0
     identity = np.empty(4)
     rotation = np.empty((3, 3))
+    weight = linalg.norm(gravity)
     for i in range(len(position)):
         if not awake[i]:
             continue
         h = step[i]
+        if share[i] > h and weight > 0.0:
+            _take_back_gravity(velocity[i], gravity, weight, share[i] - h)
         for k in range(3):
             position[i, k] += h * velocity[i, k]
         if pushed:
@@ -86,6 +98,16 @@ def integrate_positions(position, orientation, velocity, angular_velocity, inert
         rotate_keeping_momentum(orientation[i], angular_velocity[i], inertia[i],
                                 inverse_inertia[i], h, rotation)
     return work
+
+
+@njit(cache=True)
+def _take_back_gravity(v, gravity, weight, held) -> None:
+    """v (3,) loses the velocity `held` seconds of gravity (|g| = weight) gave it along g, or
+    only its speed along g if that is less."""
+    falling = (v[0] * gravity[0] + v[1] * gravity[1] + v[2] * gravity[2]) / weight
+    slower = min(weight * held, max(falling, 0.0)) / weight
+    for k in range(3):
+        v[k] -= slower * gravity[k]
 
 
 @njit(cache=True)

@@ -41,7 +41,7 @@ def body_arrays(bodies, dynamic: np.ndarray, awake: np.ndarray, radius: np.ndarr
 def row_arrays(m) -> tuple:
     """A Manifolds' arrays in the order the driver takes them."""
     return (m.a, m.b, m.points, m.point, m.normal, m.tangents, m.separation, m.slop,
-            m.restitution, m.friction, m.isolated, m.incoming, m.bias, m.rebound_bias,
+            m.restitution, m.friction, m.isolated, m.thin, m.incoming, m.bias, m.rebound_bias,
             m.normal_rows, m.normal_response, m.normal_block, m.normal_inverse,
             m.subset_inverse, m.subset_ready, m.friction_rows, m.friction_response,
             m.friction_mass, m.normal_impulse, m.friction_impulse)
@@ -51,7 +51,7 @@ def row_arrays(m) -> tuple:
 def substep(rows, position, orientation, velocity, angular_velocity, mass, inverse_mass, inertia,
             inverse_inertia, drag, lift, linear_damping, angular_damping, rolling_resistance,
             shape, dynamic, awake, radius, thickness, a, b, points, point, normal, tangents,
-            separation, slop, restitution, friction, isolated, incoming, bias, rebound_bias,
+            separation, slop, restitution, friction, isolated, thin, incoming, bias, rebound_bias,
             normal_rows, normal_response, normal_block, normal_inverse, subset_inverse,
             subset_ready, friction_rows, friction_response, friction_mass, normal_impulse,
             friction_impulse, rotations, world_inverse, pseudo, left, omega, zeta, gravity, h,
@@ -84,7 +84,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
         rows, position, orientation, velocity, angular_velocity, mass, inverse_mass, inertia,
         inverse_inertia, drag, lift, linear_damping, angular_damping, rolling_resistance, shape,
         dynamic, awake, radius, thickness, a, b, points, point, normal, tangents, separation, slop,
-        restitution, friction, isolated, incoming, bias, rebound_bias, normal_rows,
+        restitution, friction, isolated, thin, incoming, bias, rebound_bias, normal_rows,
         normal_response, normal_block, normal_inverse, subset_inverse, subset_ready, friction_rows,
         friction_response, friction_mass, normal_impulse, friction_impulse, rotations,
         world_inverse, pseudo, left, omega, zeta, gravity, h, sweeps, impulse)
@@ -95,7 +95,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
 def finish(rows, position, orientation, velocity, angular_velocity, mass, inverse_mass, inertia,
            inverse_inertia, drag, lift, linear_damping, angular_damping, rolling_resistance, shape,
            dynamic, awake, radius, thickness, a, b, points, point, normal, tangents, separation,
-           slop, restitution, friction, isolated, incoming, bias, rebound_bias, normal_rows,
+           slop, restitution, friction, isolated, thin, incoming, bias, rebound_bias, normal_rows,
            normal_response, normal_block, normal_inverse, subset_inverse, subset_ready,
            friction_rows, friction_response, friction_mass, normal_impulse, friction_impulse,
            rotations, world_inverse, pseudo, left, omega, zeta, gravity, h, sweeps, impulse):
@@ -110,8 +110,8 @@ def finish(rows, position, orientation, velocity, angular_velocity, mass, invers
     with_friction = sweeps > 0  # a plain runtime flag: one compiled variant of the sweep
     if len(rows) and impulse:
         bouncing = _set_targets(rows, a, b, points, normal, normal_rows, separation, slop,
-                                restitution, isolated, incoming, bias, rebound_bias, velocity,
-                                angular_velocity, gravity, dynamic, h)
+                                restitution, isolated, thin, incoming, bias, rebound_bias,
+                                velocity, angular_velocity, gravity, dynamic, h)
         apply_impulses(rows, a, b, points, normal_response, friction_response, normal_impulse,
                        friction_impulse, velocity, angular_velocity)
         _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, normal_inverse,
@@ -153,7 +153,7 @@ def finish(rows, position, orientation, velocity, angular_velocity, mass, invers
     for i in range(count):
         step[i] = h * left[i]
     work, touching, deepest = move(rows, position, orientation, velocity, angular_velocity,
-                                   inertia, inverse_inertia, mass, awake, step, pushed,
+                                   inertia, inverse_inertia, mass, awake, step, step, pushed,
                                    pushed_spin, gravity, rotations, points, separation,
                                    normal_impulse)
     return DONE, len(pushed) > 0, work, touching, deepest
@@ -161,13 +161,15 @@ def finish(rows, position, orientation, velocity, angular_velocity, mass, invers
 
 @njit(cache=True)
 def move(rows, position, orientation, velocity, angular_velocity, inertia, inverse_inertia, mass,
-         awake, step, pushed, pushed_spin, gravity, rotations, points, separation,
+         awake, step, share, pushed, pushed_spin, gravity, rotations, points, separation,
          normal_impulse):
-    """Positions and orientations advance by step (N,) seconds each (with the push-out's
-    pseudo-velocities, if any: (N, 3) each, else empty), and their rotation matrices; returns
+    """Positions and orientations advance by step (N,) seconds each of the share (N,) they had
+    to move (integrate_positions; step < share where CCD holds a body), with the push-out's
+    pseudo-velocities, if any ((N, 3) each, else empty), and their rotation matrices; returns
     (push-out work against gravity, points pushing or touching, deepest penetration)."""
     work = integrate_positions(position, orientation, velocity, angular_velocity, inertia,
-                               inverse_inertia, mass, awake, step, pushed, pushed_spin, gravity)
+                               inverse_inertia, mass, awake, step, share, pushed, pushed_spin,
+                               gravity)
     linalg.matrices(orientation, rotations)
     count, deepest = np.int64(0), -np.inf
     for p in rows:

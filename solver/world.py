@@ -240,12 +240,13 @@ class World:
                                                            h, self.iterations, impulse)
             if stage == CCD:
                 pushed = len(b) if deep else 0
+                share = h * left  # what each body had to move; CCD lets it move step of it
                 work, count, deepest = move(
                     rows, b.position, b.orientation, b.velocity, b.angular_velocity, b.inertia,
-                    b.inverse_inertia, b.mass, awake,
-                    h * left * self._first_contact(awake, rotations, h), pseudo[0, :pushed],
-                    pseudo[1, :pushed], self.gravity, rotations, contacts.points,
-                    contacts.separation, contacts.normal_impulse)
+                    b.inverse_inertia, b.mass, awake, share * self._first_contact(awake, rotations,
+                                                                                  h),
+                    share, pseudo[0, :pushed], pseudo[1, :pushed], self.gravity, rotations,
+                    contacts.points, contacts.separation, contacts.normal_impulse)
             self._push_out_work += work
             if len(self.paths):
                 self._set_kinematic_poses(target)

@@ -1,22 +1,24 @@
 """Shared test set-up: real Blender (the bpy module) with Impulse installed as an extension.
 
 BLENDER_USER_RESOURCES points at a throwaway folder before anything imports bpy, so tests never
-touch a user's Blender configuration. Solver-only tests do not pay for the Blender set-up: only
-tests that ask for the `impulse` fixture build and install the zip.
+touch a user's Blender configuration: the one `dev.py test` prepared for the whole run, with the
+extension installed and compiled (tests/installed_extension.py), or else a new one per process.
+Solver-only tests do not pay for the Blender set-up: only tests that ask for the `impulse`
+fixture build and install the zip.
 """
 
-import importlib
 import os
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-BLENDER_USER = Path(tempfile.mkdtemp(prefix="impulse-blender-user-"))
+from tests import installed_extension
+
+PREPARED = installed_extension.prepared()
+BLENDER_USER = (PREPARED / "user" if PREPARED
+                else Path(tempfile.mkdtemp(prefix="impulse-blender-user-")))
 os.environ["BLENDER_USER_RESOURCES"] = str(BLENDER_USER)
-EXTENSION_MODULE = "bl_ext.user_default.impulse_bake"
 
 
 def pytest_collection_modifyitems(items) -> None:
@@ -31,23 +33,20 @@ def pytest_collection_modifyitems(items) -> None:
 
 @pytest.fixture(scope="session")
 def extension_zip(tmp_path_factory) -> Path:
-    """This machine's zip (linux-x64, with its bundled wheels), built once per test process."""
-    sys.path.insert(0, str(ROOT))
-    import build
-
-    return build.build(tmp_path_factory.mktemp("dist"))
+    """This machine's zip (linux-x64, with its bundled wheels): the prepared one, or built once
+    per test process."""
+    if PREPARED:
+        return installed_extension.prepared_zip(PREPARED)
+    return installed_extension.build_zip(tmp_path_factory.mktemp("dist"))
 
 
 @pytest.fixture(scope="session")
 def impulse(extension_zip):
-    """Install and enable the built zip in Blender; return the extension's module."""
-    import bpy
-
-    result = bpy.ops.extensions.package_install_files(
-        filepath=str(extension_zip), repo="user_default", enable_on_install=True
-    )
-    assert result == {"FINISHED"}, result
-    return importlib.import_module(EXTENSION_MODULE)
+    """The extension enabled in Blender (installed from the built zip unless prepared); its
+    module."""
+    if PREPARED:
+        return installed_extension.enable()
+    return installed_extension.install(extension_zip)
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from solver import World, quaternion
+from solver.integrate import integrate_positions, integrate_velocities
 
 
 def test_torque_free_tumbling_box_keeps_momentum_and_energy():
@@ -29,6 +30,32 @@ def test_fast_small_box_does_not_pass_through_a_thin_wall():
     trajectory = world.simulate(12)
     assert trajectory.positions[:, bullet, 0].max() < 0.0
     assert trajectory.linear_velocities[-1, bullet, 0] <= 0.0
+
+
+def test_a_body_held_by_continuous_collision_falls_as_long_as_it_moves():
+    # Four 2 kg bodies get a substep h of gravity, then move only 0.4 h (CCD holds 0, 1, 2):
+    # free fall keeps semi-implicit Euler over 0.4 h (energy -m g² (0.4 h)² / 2, on main it
+    # gained m g·v 0.6 h); a body sliding level (its contacts cancelled gravity) and one falling
+    # slower than 0.6 h of gravity would give are not lifted; an unheld one keeps its velocity.
+    h, f, g, m = 0.01, 0.4, np.array([0.0, 0.0, -9.81]), 2.0
+    n = 4
+    start = np.array([[3.0, 0.0, -5.0], [20.0, 0.0, 0.0], [0.0, 1.0, -0.02], [3.0, 0.0, -5.0]])
+    velocity, spin, position = start.copy(), np.zeros((n, 3)), np.zeros((n, 3))
+    zeros, awake = np.zeros(n), np.ones(n, dtype=bool)
+    integrate_velocities(velocity, spin, np.full(n, 1 / m), zeros, zeros, zeros, zeros, awake,
+                         g, h)
+    velocity[1:3] = start[1:3]  # what their contacts left them
+    orientation = np.tile([1.0, 0.0, 0.0, 0.0], (n, 1))
+    inertia = np.tile(np.eye(3) / 3, (n, 1, 1))
+    share, step = np.full(n, h), np.array([f * h, f * h, f * h, h])
+    integrate_positions(position, orientation, velocity, spin, inertia, 3 * inertia,
+                        np.full(n, m), awake, step, share, np.zeros((0, 3)), np.zeros((0, 3)), g)
+    falling = start[0] + g * f * h
+    np.testing.assert_allclose(velocity, [falling, start[1], [0.0, 1.0, 0.0], start[3] + g * h],
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(position[:3], f * h * velocity[:3], rtol=0, atol=1e-15)
+    gained = 0.5 * m * (velocity[0] @ velocity[0] - start[0] @ start[0]) - m * g @ position[0]
+    assert gained == pytest.approx(-0.5 * m * 9.81 ** 2 * (f * h) ** 2, rel=1e-9)
 
 
 @pytest.mark.parametrize("e", [0.3, 0.6, 0.9])
@@ -85,10 +112,30 @@ def _random_direction(rng) -> np.ndarray:
     return direction / np.linalg.norm(direction)
 
 
-@pytest.mark.parametrize("seed", range(120))
-def test_random_scenes_stay_finite_never_create_energy_nor_pass_the_ground(seed):
-    world = _random_scene(seed)
-    trajectory = world.simulate(6)
+def _random_cluster(seed, gravity):
+    """Three to eleven boxes and balls (5-50 cm, 0.1-100 kg, restitution 0.8-1) dropped in a
+    heap within 0.8 m, at up to 5 m/s and 10 rad/s, 1-20 substeps: bodies that touch several
+    others while they bounce, where each rebound asked on its own can add energy."""
+    rng = np.random.default_rng(seed)
+    world = World(gravity=(0.0, 0.0, gravity), substeps=int(rng.integers(1, 21)), sleeping=False)
+    world.add_body(size=(5.0, 5.0, 0.5), position=(0, 0, GROUND_TOP - 0.5), kind="static",
+                   restitution=1.0, friction=rng.uniform(0, 1))
+    for _ in range(int(rng.integers(3, 12))):
+        shape = "sphere" if rng.random() < 0.3 else "box"
+        size = rng.uniform(0.05, 0.5)
+        world.add_body(shape, size if shape == "sphere" else size * rng.uniform(0.3, 1.0, 3),
+                       position=np.r_[rng.uniform(-0.4, 0.4, 2), GROUND_TOP + rng.uniform(0, 1)],
+                       orientation=quaternion.from_axis_angle(rng.normal(size=3),
+                                                              rng.uniform(0, 3)),
+                       mass=10.0 ** rng.uniform(-1, 2), restitution=rng.uniform(0.8, 1.0),
+                       friction=rng.uniform(0, 1),
+                       linear_velocity=rng.normal(size=3) * rng.uniform(0, 5),
+                       angular_velocity=rng.normal(size=3) * rng.uniform(0, 10))
+    return world
+
+
+def _assert_finite_no_energy_gain_above_ground(world, frames):
+    trajectory = world.simulate(frames)
     for field in ("positions", "orientations", "linear_velocities", "angular_velocities"):
         assert np.all(np.isfinite(getattr(trajectory, field)))
     # Kinetic plus potential energy never rises above its start, except by what the push-out
@@ -100,6 +147,22 @@ def test_random_scenes_stay_finite_never_create_energy_nor_pass_the_ground(seed)
     assert np.all(energy <= energy[0] + 1e-6 * scale)
     # No centre of mass ends below the top of the static ground (a 1 m slab).
     assert world.bodies.position[1:, 2].min() > GROUND_TOP
+
+
+# Seed 397: a 1 cm, 941 kg box held by CCD deep in a 0.1 kg one (f 0.46-0.92 of each substep)
+# gained 0.68 % of the scene's energy by frame 2 before integrate_positions took back the gravity
+# of the time it did not move.
+@pytest.mark.parametrize("seed", [*range(120), 397])
+def test_random_scenes_stay_finite_never_create_energy_nor_pass_the_ground(seed):
+    _assert_finite_no_energy_gain_above_ground(_random_scene(seed), 6)
+
+
+@pytest.mark.parametrize("gravity", [0.0, -9.81])
+@pytest.mark.parametrize("seed", range(40))
+def test_random_clusters_stay_finite_never_create_energy_nor_pass_the_ground(seed, gravity):
+    # Before Moreau's law and the bounce's arrival rules (solve_impulse.set_targets) seeds 23
+    # and 34 gained 1-4.5 % here (9 of 400 such scenes did, up to 32 %).
+    _assert_finite_no_energy_gain_above_ground(_random_cluster(seed, gravity), 12)
 
 
 def test_same_scene_gives_identical_arrays():
