@@ -1,9 +1,11 @@
 """Impulse's bake against Blender's built-in rigid body world, like for like. Numbers, not a test.
 
 Both routes get the same bodies (benchmarks/scenes.py, and the bundled demo), frames, substeps and
-iterations, restitution and friction (multiplied per pair on both sides), BOX shapes, no damping,
-and sleeping (Impulse) / deactivation (built-in) on for both or off for both. Each number is the
-CPU time (time.process_time) of a fresh Blender process (the bpy module), median of --runs.
+iterations, restitution and friction (multiplied per pair on both sides), BOX shapes (the demo's
+chair a compound of BOX parts on both sides: Impulse's Compound, the built-in's Compound Parent),
+no damping, and sleeping (Impulse) / deactivation (built-in) on for both or off for both. Each
+number is the CPU time (time.process_time) of a fresh Blender process (the bpy module), median of
+--runs.
 Impulse runs the built zip installed as an extension, in a session that has baked once (kernels
 loaded from the JIT cache); the built-in gets initial velocities through two animated frames
 before its range (it has no initial-velocity setting). Also measured: the first-use compile (a
@@ -304,7 +306,8 @@ def header(runs: int, first_use: dict, cold: dict) -> str:
     return "\n".join([
         f"Settings (both sides): {scenes.FPS} fps, {scenes.SUBSTEPS} substeps, "
         f"{scenes.ITERATIONS} iterations, restitution {scenes.RESTITUTION} and friction "
-        f"{scenes.FRICTION} on every body (pairs multiply), BOX shapes, density "
+        f"{scenes.FRICTION} on every body (pairs multiply), BOX shapes (the demo's chair: a "
+        f"compound of BOX parts on both sides), density "
         f"{scenes.DENSITY:.0f} kg/m³, no damping; sleeping/deactivation as in the column.",
         f"CPU seconds (process_time of the Blender process doing the work), median of {runs} "
         f"fresh processes; peak memory = the process's max RSS. Machine: {os.cpu_count()} cores, "
