@@ -101,9 +101,30 @@ def mass_and_inertia(shape: int, half_extents: np.ndarray, mass, density, inerti
     inertia = np.asarray(inertia, dtype=float)
     if inertia.shape == (3,):
         inertia = np.diag(inertia)
-    if inertia.shape != (3, 3) or np.any(np.linalg.eigvalsh(0.5 * (inertia + inertia.T)) <= 0):
+    if inertia.shape != (3, 3) or not positive_definite(0.5 * (inertia + inertia.T)):
         raise ValueError("inertia must be a positive definite (3, 3) matrix or 3 positive values")
     return mass, inertia
+
+
+# A body's 3 x 3 matrices in closed form rather than through LAPACK (np.linalg), whose calls
+# cost milliseconds each inside Blender (its thread pool), a few per body as a bake reads them.
+
+def positive_definite(m: np.ndarray) -> bool:
+    """Whether a symmetric 3 x 3 matrix is positive definite (Sylvester: its leading
+    principal minors are positive)."""
+    (a, b, c), (d, e, f), (g, h, i) = m.tolist()
+    return a > 0.0 and a * e - b * d > 0.0 and (
+        a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)) > 0.0
+
+
+def inverse3(m: np.ndarray) -> np.ndarray:
+    """The inverse of an invertible 3 x 3 matrix: its adjugate over its determinant."""
+    (a, b, c), (d, e, f), (g, h, i) = m.tolist()
+    cofactors = (e * i - f * h, f * g - d * i, d * h - e * g)
+    determinant = a * cofactors[0] + b * cofactors[1] + c * cofactors[2]
+    return np.array([[cofactors[0], c * h - b * i, b * f - c * e],
+                     [cofactors[1], a * i - c * g, c * d - a * f],
+                     [cofactors[2], b * g - a * h, a * e - b * d]]) / determinant
 
 
 def half_extents_of(shape: int, size) -> np.ndarray:

@@ -5,11 +5,12 @@ of phases, each a compiled kernel (numba) looping over contact rows or bodies, p
 called from one compiled driver (solver.substep), so a substep costs a few calls from Python:
 
 1. contacts: at a frame's first substep the broad phase finds the pairs that may meet within
-   the frame and the narrow phase collides them, with speculative points for gaps a pair could
-   close within a substep (so fast bodies are caught before they overlap), and islands that
-   have rested long enough fall asleep. In later substeps a pair's points are carried with its
-   bodies and their separations refreshed from the motion; only pairs that moved more than
-   their slop since they last collided collide again (Box2D v3's idea);
+   the frame and the narrow phase collides the new ones, with speculative points for gaps a
+   pair could close within a substep (so fast bodies are caught before they overlap), and
+   islands that have rested long enough fall asleep. Otherwise, in every substep and across
+   frames, a pair's points are carried with its bodies and their separations refreshed from
+   the motion; only pairs that moved more than their slop since they last collided collide
+   again (Box2D v3's idea);
 2. velocities get gravity and air forces (semi-implicit Euler);
 3. the contact solver (solve_impulse: targets, warm start, `iterations` Gauss–Seidel sweeps of
    sequential impulses, as many towards the bounces, then the split-impulse push-out; or
@@ -32,13 +33,14 @@ from .bodies import (
     Bodies,
     body_code,
     extents_of,
+    inverse3,
     mass_and_inertia,
     solid_mass,
     thickness_of,
 )
 from .body_shapes import shape_parts
 from .broadphase import aabbs, sweep_and_prune
-from .constraints import Manifolds, fill, new_manifolds, refresh, turned, warm_start
+from .constraints import FLAT, Manifolds, fill, new_manifolds, refresh, turned, warm_start
 from .contacts import Contacts, find_contacts
 from .geometry import Geometry
 from .impact import advance_to_impact
@@ -57,6 +59,11 @@ SPECULATIVE_DISTANCE = 0.02  # m
 # Penetration tolerated without push-out, so resting contacts stay rigid (no spring sag).
 LINEAR_SLOP = 5e-4  # m
 _NO_SPRINGS = (np.zeros(0), np.zeros(0))  # the impulse method's
+# What a contact row carried over to the next frame's rows keeps: its points and their anchors,
+# the poses it was collided at, and its impulses (the solver rows are rebuilt every substep).
+_CARRIED = ("points", "feature", "normal", "tangents", "point", "anchor_a", "anchor_b", "base",
+            "separation", "relative", "orientation_a", "orientation_b", "margin",
+            "normal_impulse", "friction_impulse", "incoming")
 
 
 class World:
@@ -172,7 +179,7 @@ class World:
         if kind_code == DYNAMIC:
             m, inertia = mass_and_inertia(code, half, mass, density, inertia)
             row.update(mass=m, inverse_mass=1.0 / m, inertia=inertia,
-                       inverse_inertia=np.linalg.inv(inertia), velocity=linear_velocity,
+                       inverse_inertia=inverse3(inertia), velocity=linear_velocity,
                        angular_velocity=angular_velocity)
         index = len(self.bodies)
         if path is not None:
@@ -346,12 +353,7 @@ class World:
         if collided:
             m = self._collide_frame(rotations, h, remaining)
         else:
-            stale = refresh(m.a, m.b, b.shape, b.position, b.orientation, rotations, b.com_offset,
-                            self._radius, m.slop, m.drift, m.points, m.normal, m.point,
-                            m.anchor_a, m.anchor_b, m.base, m.separation, m.relative,
-                            m.orientation_a, m.orientation_b, m.margin, b.velocity,
-                            b.angular_velocity, self._substep_reach(h, True))
-            rows = np.flatnonzero(stale)
+            rows = np.flatnonzero(self._refresh(m, rotations, h))
             if len(rows):
                 self._collide_rows(m, rows, rotations, h)
                 collided = True
@@ -384,18 +386,45 @@ class World:
                       0.5 * self._fall, h, out[1:])
         return out if with_h else out[1:]
 
+    def _refresh(self, m: Manifolds, rotations: np.ndarray, h: float) -> np.ndarray:
+        """Carry m's points with the bodies and refresh their separations (constraints.refresh);
+        (P,) True for the rows that must collide again."""
+        b = self.bodies
+        return refresh(m.a, m.b, b.shape, b.position, b.orientation, rotations, b.com_offset,
+                       self._radius, m.slop, m.drift, m.points, m.normal, m.point, m.anchor_a,
+                       m.anchor_b, m.base, m.separation, m.relative, m.orientation_a,
+                       m.orientation_b, m.margin, b.velocity, b.angular_velocity,
+                       self._substep_reach(h, True))
+
     def _collide_frame(self, rotations: np.ndarray, h: float, remaining: float) -> Manifolds:
         """New contact rows for every pair whose boxes, grown by what each body may move in
-        the `remaining` time of the frame, overlap; collided now, warm-started from the old."""
+        the `remaining` time of the frame, overlap. A pair of flat bodies (boxes, hulls,
+        meshes) the old rows held that moved less than its slop since it last collided keeps
+        its points, refreshed from the motion as in a substep (most pairs of a resting pile,
+        frame after frame); the others are collided now, warm-started from the old. A round
+        body's contact moves over its surface as it rolls, which the anchors do not follow:
+        carried for frames, a slowly rolling ball's point would lag and tilt it like a slope."""
         b = self.bodies
         reach = self._reach(remaining)
         lo, hi = aabbs(b.shape_centers(rotations), rotations, b.half_extents, b.shape)
         pairs = sweep_and_prune(lo - reach[:, None], hi + reach[:, None], b.dynamic)
         m = new_manifolds(pairs, b, self.restitution_combine, self.friction_combine,
                           self._slop())
-        self._collide_rows(m, np.arange(len(pairs)), rotations, h)
-        if self._contacts is not None and len(self._contacts) and len(m):
-            warm_start(m, self._contacts, len(b))
+        old = self._contacts
+        carry = old is not None and len(old) > 0 and len(m) > 0
+        rows, source = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        if carry:
+            flat = np.isin(b.shape, FLAT)
+            stale = self._refresh(old, rotations, h) | ~(flat[old.a] & flat[old.b])
+            rows, source = _carried(m, old, stale, len(b))
+        collide = np.ones(len(m), dtype=bool)
+        collide[rows] = False
+        if collide.any():
+            self._collide_rows(m, np.flatnonzero(collide), rotations, h)
+        if carry:
+            warm_start(m, old, len(b))  # the carried rows hold no points yet: untouched
+            for name in _CARRIED:
+                getattr(m, name)[rows] = getattr(old, name)[source]
         self._contacts, self._pairs = m, pairs
         self._room = (b.position.copy(), b.orientation.copy(), reach)
         return m
@@ -523,6 +552,15 @@ def _path(path) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("add_body: path orientations must be non-zero quaternions, got a zero "
                          f"one at sample {int(np.argmin(norms))}")
     return positions, orientations
+
+
+def _carried(m: Manifolds, old: Manifolds, stale: np.ndarray, count: int) -> tuple:
+    """(rows of m, rows of old): the pairs both hold whose old rows need no narrow phase (stale
+    False); keys a N + b are sorted on both sides."""
+    keys, old_keys = m.a * count + m.b, old.a * count + old.b
+    q = np.minimum(np.searchsorted(old_keys, keys), len(old_keys) - 1)
+    keep = (old_keys[q] == keys) & ~stale[q]
+    return np.flatnonzero(keep), q[keep]
 
 
 def _select(found: Contacts, keep: np.ndarray) -> Contacts:

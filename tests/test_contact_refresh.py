@@ -1,12 +1,14 @@
 """Contacts kept across substeps: a hull tumbling over a tessellated mesh is collided again only
 after it moved more than its drift, and the points refreshed from their anchors meanwhile agree
-with a new narrow phase; triangles the mesh contacts skip before GJK are farther from the part
-than the margin, and those a hull gets contacts from are within it (python-fcl's distance)."""
+with a new narrow phase; a sliding box keeps its points across frames until it moved its slop;
+triangles the mesh contacts skip before GJK are farther from the part than the margin, and those
+a hull gets contacts from are within it (python-fcl's distance)."""
 
 import copy
 
 import fcl
 import numpy as np
+import pytest
 
 from solver import World, quaternion
 from solver.constraints import refresh
@@ -81,6 +83,29 @@ def test_points_refreshed_from_anchors_agree_with_a_new_narrow_phase():
     assert kept > 36  # the hull touched the floor for most of the 3 s
     assert moved > 0.25 * kept  # most of them had moved beyond the slop: the drift kept them
     assert worst < slop  # the deepest refreshed point is within the slop of the new one
+
+
+def test_a_sliding_box_keeps_its_points_across_frames_until_it_moved_its_slop():
+    world = World(sleeping=False)
+    world.add_body(size=(5.0, 5.0, 0.5), position=(0, 0, -0.5), kind="static", friction=0.0)
+    speed = 1e-3  # m/s, frictionless: 1/24 mm a frame
+    box = world.add_body(size=(0.5, 0.5, 0.5), position=(0, 0, 0.5), friction=0.0,
+                         linear_velocity=(speed, 0, 0))
+    world.simulate(6)  # settled on the ground
+    assert world._contacts.points[0] == 4
+
+    def frames_to_next_narrow_phase() -> int:  # the row's collided pose changes then
+        collided_at = world._contacts.relative.copy()
+        frames = 0
+        while np.array_equal(world._contacts.relative, collided_at) and frames < 100:
+            world.step()
+            frames += 1
+        return frames
+
+    frames_to_next_narrow_phase()
+    # Collided again only once it slid its slop (0.5 mm, 12 frames), not at every frame start.
+    step = speed / world.fps
+    assert frames_to_next_narrow_phase() * step == pytest.approx(world._slop()[box], abs=2 * step)
 
 
 def test_triangles_skipped_beyond_a_face_plane_are_farther_than_the_margin():
