@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from . import linalg
-from .constraints import CUTOFF, POINTS, gather, scatter
+from .constraints import CUTOFF, POINTS, apply_impulses, gather, scatter
 
 # Approach speed below which contacts do not bounce, so resting bodies do not buzz under
 # gravity (which adds g h ≈ 0.04 m/s per 240 Hz substep).
@@ -50,6 +50,7 @@ _TINY = np.finfo(float).tiny
 _COMPLEMENTARITY_TOLERANCE = 1e-9
 _SINKING_TOLERANCE = 1e-3
 _GAUSS_SEIDEL_PASSES = 8 * POINTS  # on a manifold's block when its pivots cycle
+_WARM_ROUNDING = 1e-12  # a warm start's energy change counted as none, relative to its terms
 
 
 @njit(cache=True)
@@ -146,6 +147,63 @@ def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, rest
                 incoming[p, s] = 0.0
         bouncing |= bounced
     return bouncing
+
+
+@njit(cache=True)
+def warm_start(rows, a, b, points, normal_rows, normal_response, friction_rows, friction_response,
+               normal_impulse, friction_impulse, bias, velocity, angular_velocity) -> float:
+    """Apply the previous substep's impulses Λ (warm starting), scaled by α in [0, 1] where all
+    of them would add energy; returns α.
+
+    The pressing pass minimises f(λ) = ½ λ·Aλ + λ·(J v + bias) (A = J M⁻¹ Jᵀ) over λ >= 0, whose
+    KKT conditions are its contact law, and f(λ) = ΔKE + λ_n·bias with bias >= 0. The sweeps
+    and the polish only lower f, so from λ = 0 the pass can only take energy out; from Λ it
+    can end at ΔKE up to f(Λ). Where the previous impulses fit the present velocities (a
+    resting stack: f(Λ) ≈ -½ Λ·AΛ) that is negative and Λ is kept whole. Where they do not and
+    the sweeps cannot undo them in time (a 393 kg ball deep in a 0.6 kg box, its load passed
+    on at 1/600 per sweep, at zero gravity: +7.8 % energy in one frame at 10 iterations), f(Λ)
+    is positive; Λ is then scaled to the minimum of f(αΛ) = α L + ½ α² Q, α = -L / Q, with
+    L = Λ·(J v + bias) before and Q = Λ·J Δv from the velocity change Δv it made."""
+    linear = _impulse_power(rows, a, b, points, normal_rows, friction_rows, normal_impulse,
+                            friction_impulse, bias, velocity, angular_velocity)
+    start, start_spin = velocity.copy(), angular_velocity.copy()
+    apply_impulses(rows, a, b, points, normal_response, friction_response, normal_impulse,
+                   friction_impulse, velocity, angular_velocity)
+    quadratic = _impulse_power(rows, a, b, points, normal_rows, friction_rows, normal_impulse,
+                               friction_impulse, bias, velocity, angular_velocity) - linear
+    if linear + 0.5 * quadratic <= _WARM_ROUNDING * (abs(linear) + abs(quadratic)):
+        return 1.0
+    scale = min(max(-linear / quadratic, 0.0), 1.0) if quadratic > 0.0 else 0.0
+    for i in range(len(velocity)):
+        for k in range(3):
+            velocity[i, k] = start[i, k] + scale * (velocity[i, k] - start[i, k])
+            angular_velocity[i, k] = (start_spin[i, k]
+                                      + scale * (angular_velocity[i, k] - start_spin[i, k]))
+    for p in rows:
+        for s in range(points[p]):
+            normal_impulse[p, s] *= scale
+            friction_impulse[p, s, 0] *= scale
+            friction_impulse[p, s, 1] *= scale
+    return scale
+
+
+@njit(cache=True)
+def _impulse_power(rows, a, b, points, normal_rows, friction_rows, normal_impulse,
+                   friction_impulse, bias, velocity, angular_velocity) -> float:
+    """Λ·(J v + bias): the rows' impulses times their velocities (bias on the normal rows)."""
+    v12 = np.empty(12)
+    total = 0.0
+    for p in rows:
+        gather(velocity, angular_velocity, a[p], b[p], v12)
+        for s in range(points[p]):
+            normal, slide0, slide1 = bias[p, s], 0.0, 0.0
+            for k in range(12):
+                normal += normal_rows[p, s, k] * v12[k]
+                slide0 += friction_rows[p, s, 0, k] * v12[k]
+                slide1 += friction_rows[p, s, 1, k] * v12[k]
+            total += (normal_impulse[p, s] * normal + friction_impulse[p, s, 0] * slide0
+                      + friction_impulse[p, s, 1] * slide1)
+    return total
 
 
 @njit(cache=True)

@@ -21,7 +21,14 @@ from .integrate import integrate_positions, integrate_velocities
 from .penalty import _spring_impulses
 from .polish import polish
 from .rolling import resist_rolling
-from .solve_impulse import POLISH_STEPS, _push_targets, _set_targets, _sweep, remember_incoming
+from .solve_impulse import (
+    POLISH_STEPS,
+    _push_targets,
+    _set_targets,
+    _sweep,
+    remember_incoming,
+    warm_start,
+)
 
 # What the driver did: all of it, or where it stopped for the world's Python part.
 DONE, IMPACT, CCD = np.int64(0), np.int64(1), np.int64(2)
@@ -112,8 +119,9 @@ def finish(rows, position, orientation, velocity, angular_velocity, mass, invers
         bouncing = _set_targets(rows, a, b, points, normal, normal_rows, separation, slop,
                                 restitution, isolated, thin, incoming, bias, rebound_bias,
                                 velocity, angular_velocity, gravity, dynamic, h)
-        apply_impulses(rows, a, b, points, normal_response, friction_response, normal_impulse,
-                       friction_impulse, velocity, angular_velocity)
+        warm_start(rows, a, b, points, normal_rows, normal_response, friction_rows,
+                   friction_response, normal_impulse, friction_impulse, bias, velocity,
+                   angular_velocity)
         _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, normal_inverse,
                subset_inverse, subset_ready, friction_rows, friction_response, friction_mass,
                friction, normal_impulse, friction_impulse, bias, velocity, angular_velocity,

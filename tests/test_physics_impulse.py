@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from solver import World, quaternion
+from solver.constraints import POINTS, prepare_rows
+from solver.solve_impulse import warm_start
 from solver.world import LINEAR_SLOP
 
 TILT = quaternion.from_axis_angle(np.array([0.3, -0.5, 0.8]), 0.9)
@@ -167,3 +169,52 @@ def test_newtons_cradle_passes_the_speed_to_the_last_ball():
     v = world.simulate(24).linear_velocities[-1][:, 0]
     assert abs(v[4] - speed) <= 0.02 * speed
     assert np.all(np.abs(v[:4]) <= 0.02 * speed)
+
+
+@pytest.mark.parametrize(("approach", "previous", "whole"),
+                         [(-1.0, 6.0, False), (-1.0, 3.0, True), (1.0, 1.0, False)])
+def test_warm_start_that_would_add_energy_is_scaled_to_its_best_fraction(approach, previous,
+                                                                         whole):
+    """A 2 kg, 0.5 m ball (I = 0.2 kg m²) on a static ground at v_z = `approach`, sliding at
+    0.3 m/s, one point under it holding last substep's `previous` N s and -0.5 N s of
+    friction. The pressing pass lowers f(αΛ) = α L + ½ α² Q, L = P v_z + F v_x,
+    Q = P²/m + F² (1/m + r²/I): 6 N s against 1 m/s gives f(1) = +3.07 J, so it is applied at
+    the minimum α = -L/Q = 0.334; 3 N s gives f(1) = -0.68 J and is applied whole; a ball
+    moving away (L > 0) gets none of it."""
+    mass, inertia, arm, push = 2.0, 0.2, 0.5, -0.5
+    linear = previous * approach + push * 0.3
+    quadratic = previous ** 2 / mass + push ** 2 * (1 / mass + arm ** 2 / inertia)
+    kept = 1.0 if whole else max(-linear / quadratic, 0.0)
+    position = np.array([[0.0, 0.0, -1.0], [0.0, 0.0, arm]])
+    velocity = np.array([[0.0, 0.0, 0.0], [0.3, 0.0, approach]])
+    spin = np.zeros((2, 3))
+    inverse_mass = np.array([0.0, 1 / mass])
+    world_inverse = np.stack([np.zeros((3, 3)), np.eye(3) / inertia])
+    rows, a, b, points = (np.array([0]), np.array([0]), np.array([1]), np.array([1]))
+    point = np.zeros((1, POINTS, 3))
+    normal = np.zeros((1, POINTS, 3))
+    normal[0, 0] = (0.0, 0.0, 1.0)
+    tangents = np.array([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+    normal_rows, normal_response = np.zeros((1, POINTS, 12)), np.zeros((1, POINTS, 12))
+    friction_rows = np.zeros((1, POINTS, 2, 12))
+    friction_response = np.zeros((1, POINTS, 2, 12))
+    prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
+                 world_inverse, normal_rows, normal_response, np.zeros((1, POINTS, POINTS)),
+                 np.zeros((1, POINTS, POINTS)), np.zeros((1, 1 << POINTS), dtype=np.bool_),
+                 friction_rows, friction_response, np.zeros((1, POINTS, 2)))
+    impulse = np.zeros((1, POINTS))
+    impulse[0, 0] = previous
+    friction = np.zeros((1, POINTS, 2))
+    friction[0, 0, 0] = push
+    scale = warm_start(rows, a, b, points, normal_rows, normal_response, friction_rows,
+                       friction_response, impulse, friction, np.zeros((1, POINTS)), velocity,
+                       spin)
+    assert (linear + 0.5 * quadratic <= 0.0) == whole
+    assert scale == pytest.approx(kept, rel=1e-12)
+    assert impulse[0, 0] == pytest.approx(kept * previous, rel=1e-12)
+    assert friction[0, 0, 0] == pytest.approx(kept * push, rel=1e-12)
+    np.testing.assert_allclose(velocity[1], [0.3 + kept * push / mass, 0.0,
+                                             approach + kept * previous / mass],
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(spin[1], [0.0, -kept * push * arm / inertia, 0.0], rtol=0,
+                               atol=1e-12)

@@ -71,9 +71,10 @@ def test_pyramid_of_twenty_rows_stands():
 
 def test_pyramid_dropped_row_by_row_settles_without_creeping():
     """The same pyramid with every box 1 cm from its neighbours and 1 cm above the row below:
-    each row drops onto the next, and once settled (frame 24) the top box moves less than 1 mm
-    sideways over the next 48 frames (it crept 2.2 mm while boxes closing face to face flipped
-    to single edge points on rounding)."""
+    each row drops onto the next, and once settled (frame 24) the top box moves less than
+    0.05 mm sideways over the next 48 frames (it crept 2.2 mm while boxes closing face to face
+    flipped to single edge points on rounding, and 0.1-0.4 mm while the polish, preconditioned by
+    block Jacobi, stopped at its step cap every substep with its error down only 40-fold)."""
     world = World(sleeping=False)
     _ground(world)
     for row in range(20):
@@ -82,7 +83,7 @@ def test_pyramid_dropped_row_by_row_settles_without_creeping():
                                  position=(1.01 * (k - (19 - row) / 2), 0.0, 0.5 + 1.01 * row),
                                  restitution=0.0)
     sideways = world.simulate(72).positions[24:, top, :2]
-    assert np.linalg.norm(sideways - sideways[0], axis=1).max() < DRIFT
+    assert np.linalg.norm(sideways - sideways[0], axis=1).max() < 0.05 * DRIFT
 
 
 def _warm_start(old_feature, new_feature, new_anchor_a):
