@@ -113,23 +113,38 @@ def _computed(handle_types: np.ndarray) -> bool:
     return bool(((handle_types == first) | (handle_types == second)).all())
 
 
+_NEW_ENUMS = {"interpolation": None, "handle_left_type": "AUTO_CLAMPED",
+              "handle_right_type": "AUTO_CLAMPED", "type": "KEYFRAME", "easing": "AUTO"}
+_NEW_FLOATS = {"back": 1.70158, "amplitude": 0.8, "period": 4.1}  # Blender's for new keys
+
+
 def new(frames: np.ndarray, values: np.ndarray, interpolation: str) -> Keys:
     """Plain keys at `frames` with automatic clamped handles, as Blender's own keying makes."""
     count = len(frames)
     co = np.column_stack([frames, values]).astype(float)
     keys: Keys = {name: co.copy() for name in _PAIRS}
-    defaults = {
-        "interpolation": interpolation,
-        "handle_left_type": "AUTO_CLAMPED",
-        "handle_right_type": "AUTO_CLAMPED",
-        "type": "KEYFRAME",
-        "easing": "AUTO",
-    }
-    for name, value in defaults.items():
-        keys[name] = np.full(count, enum_value(name, value), dtype=np.int32)
-    for name, default in (("back", 1.70158), ("amplitude", 0.8), ("period", 4.1)):
-        keys[name] = np.full(count, default)  # Blender's defaults for new keys
+    for name, value in _NEW_ENUMS.items():
+        keys[name] = np.full(count, enum_value(name, value or interpolation), dtype=np.int32)
+    for name, default in _NEW_FLOATS.items():
+        keys[name] = np.full(count, default)
     return keys
+
+
+def key_empty(curve, frames: np.ndarray, values: np.ndarray, interpolation: str) -> None:
+    """Give a curve without keys the keys `new` makes, setting only what `add` does not."""
+    points = curve.keyframe_points
+    count = len(frames)
+    points.add(count)
+    points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
+    if interpolation != _ADDED["interpolation"]:
+        points.foreach_set("interpolation", np.full(count, enum_value("interpolation",
+                                                                      interpolation), np.int32))
+    for name, default in _NEW_FLOATS.items():
+        points.foreach_set(name, np.full(count, default, dtype=np.float32))
+    curve.update()
+
+
+EMPTY = {name: [] for name in (*_PAIRS, *_ENUMS, *_FLOATS)}  # to_json of no keys
 
 
 def pick(keys: Keys, mask: np.ndarray) -> Keys:
@@ -149,9 +164,6 @@ def in_range(keys: Keys, start: float, end: float) -> np.ndarray:
 
 def replace_range(curve, start: float, end: float, replacement: Keys) -> Keys:
     """Swap the curve's keys in [start, end] for `replacement`; return the keys taken out."""
-    if not len(curve.keyframe_points):  # a new curve, or one a bake emptied: nothing to keep
-        write(curve, replacement)
-        return pick(replacement, np.zeros(len(replacement["co"]), dtype=bool))
     keys = read(curve)
     inside = in_range(keys, start, end)
     write(curve, merge(pick(keys, ~inside), replacement))

@@ -108,11 +108,16 @@ def write(obj, frames, basis: np.ndarray, turns: np.ndarray, interpolation: str 
             created = curve is None
             if created:
                 curve = channels.ensure(action, obj, data_path, index)
-            keys = channels.new(np.asarray(frames), values[:, index], interpolation)
-            replaced = channels.replace_range(curve, state.frame_start, state.frame_end, keys)
+            if len(curve.keyframe_points):
+                keys = channels.new(np.asarray(frames), values[:, index], interpolation)
+                replaced = channels.to_json(
+                    channels.replace_range(curve, state.frame_start, state.frame_end, keys))
+            else:  # a new curve, or one the last bake emptied: nothing to keep or merge
+                channels.key_empty(curve, np.asarray(frames), values[:, index], interpolation)
+                replaced = channels.EMPTY
             if (data_path, index) not in known:
                 entry = {"path": data_path, "index": index, "created": created}
-                stored.append({**entry, "keys": channels.to_json(replaced)})
+                stored.append({**entry, "keys": replaced})
     state.channels = json.dumps(stored)
     state.slot = obj.animation_data.action_slot.identifier
     return action

@@ -48,11 +48,18 @@ class BodyLink:
 
     def world_matrices(self, positions: np.ndarray, orientations: np.ndarray) -> np.ndarray:
         """(K, 4, 4) object world matrices for simulated shape centres (metres) and frames."""
-        frames = np.zeros((len(positions), 4, 4))
-        frames[:, :3, :3] = quaternion.to_matrix(orientations)
-        frames[:, :3, 3] = positions / self.unit_scale
-        frames[:, 3, 3] = 1.0
-        return frames @ self.object_from_shape
+        return world_matrices([self], positions[:, None], orientations[:, None])[:, 0]
+
+
+def world_matrices(links, positions: np.ndarray, orientations: np.ndarray) -> np.ndarray:
+    """(K, B, 4, 4) object world matrices of B `links` for their simulated shape centres
+    (K, B, 3) (metres) and frames (K, B, 4), all bodies in one go."""
+    frames = np.zeros((*positions.shape[:2], 4, 4))
+    frames[..., :3, :3] = quaternion.to_matrix(orientations)
+    frames[..., :3, 3] = positions / np.array([link.unit_scale for link in links])[:, None]
+    frames[..., 3, 3] = 1.0
+    return frames @ np.array([link.object_from_shape for link in links])
+
 
 def evaluated_depsgraph(scene):
     """The context's depsgraph for the context's scene (what the user sees), else the scene's."""
