@@ -71,12 +71,13 @@ def write_bake(scene, depsgraph, links, trajectory, frame_start: int) -> list[st
     try:
         basis = parent_space.bases(scene, depsgraph, links, frames, worlds)
 
-        def key(obj, matrices) -> None:
-            keyframes.write(obj, frames, matrices, turns[obj.name], settings.interpolation)
+        def key(obj, matrices, parts=None) -> None:
+            keyframes.write(obj, frames, matrices, turns[obj.name], settings.interpolation, parts)
 
-        for obj in objects:
+        parts = keyframes.decompose(objects, [basis[obj.name] for obj in objects])
+        for obj, decomposed in zip(objects, parts, strict=True):
             keyframes.begin(obj, int(frames[0]), int(frames[-1]))
-            key(obj, basis[obj.name])
+            key(obj, basis[obj.name], decomposed)
         warnings = [
             w
             for obj in objects
