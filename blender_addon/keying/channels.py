@@ -94,15 +94,12 @@ def write(curve, keys: Keys) -> None:
         if name in _ENUMS:
             if count and (values == enum_value(name, _ADDED[name])).all():
                 continue
-            dtype = np.int32
         elif name in _FLOATS:
             if count and not values.any():
                 continue
-            dtype = np.float32
         elif name != "co" and automatic:
             continue
-        else:
-            dtype = np.float32
+        dtype = np.int32 if name in _ENUMS else np.float32
         points.foreach_set(name, np.ascontiguousarray(values, dtype=dtype).ravel())
     curve.update()
 
@@ -144,7 +141,7 @@ def key_empty(curve, frames: np.ndarray, values: np.ndarray, interpolation: str)
     curve.update()
 
 
-EMPTY = {name: [] for name in (*_PAIRS, *_ENUMS, *_FLOATS)}  # to_json of no keys
+EMPTY: dict[str, list] = {name: [] for name in (*_PAIRS, *_ENUMS, *_FLOATS)}  # no keys' JSON
 
 
 def pick(keys: Keys, mask: np.ndarray) -> Keys:
