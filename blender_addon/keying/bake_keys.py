@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..reading.bridge import world_matrices
 from . import keyframes, parent_space, rollback, rotations
 
 
@@ -55,34 +56,28 @@ def write_bake(scene, depsgraph, links, trajectory, frame_start: int) -> list[st
     rows = key_rows(trajectory.frames, settings.key_step)
     frames = rows + frame_start
     dynamic = [link for link in links if link.kind == "dynamic"]
-    worlds = {
-        link.name: link.world_matrices(
-            trajectory.positions[rows, link.index], trajectory.orientations[rows, link.index]
-        )
-        for link in dynamic
-    }
-    turns = {
-        link.name: rotations.key_turns(
-            rotations.frame_turns(
-                trajectory.orientations[:, link.index],
-                trajectory.angular_velocities[:, link.index],
-                trajectory.fps,
-            ),
-            rows,
-        )
-        for link in dynamic
-    }
+    bodies = [link.index for link in dynamic]
+    keyed = world_matrices(dynamic, trajectory.positions[rows][:, bodies],
+                           trajectory.orientations[rows][:, bodies])
+    worlds = {link.name: keyed[:, j] for j, link in enumerate(dynamic)}
+    turned = rotations.key_turns(
+        rotations.frame_turns(trajectory.orientations[:, bodies],
+                              trajectory.angular_velocities[:, bodies], trajectory.fps),
+        rows,
+    )
+    turns = {link.name: turned[:, j] for j, link in enumerate(dynamic)}
     objects = [scene.objects[link.name] for link in dynamic]
     journal = rollback.Journal(objects)
     try:
         basis = parent_space.bases(scene, depsgraph, links, frames, worlds)
 
-        def key(obj, matrices) -> None:
-            keyframes.write(obj, frames, matrices, turns[obj.name], settings.interpolation)
+        def key(obj, matrices, parts=None) -> None:
+            keyframes.write(obj, frames, matrices, turns[obj.name], settings.interpolation, parts)
 
-        for obj in objects:
+        parts = keyframes.decompose(objects, [basis[obj.name] for obj in objects])
+        for obj, decomposed in zip(objects, parts, strict=True):
             keyframes.begin(obj, int(frames[0]), int(frames[-1]))
-            key(obj, basis[obj.name])
+            key(obj, basis[obj.name], decomposed)
         warnings = [
             w
             for obj in objects

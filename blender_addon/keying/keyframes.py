@@ -30,15 +30,22 @@ def _delta_rotation(obj) -> np.ndarray:
     return np.array(Euler(obj.delta_rotation_euler, obj.rotation_mode).to_matrix())
 
 
-def _decompose(obj, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Locations and rotation quaternions that rebuild the (K, 4, 4) basis matrices.
+def decompose(objects, bases: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per object, the locations and rotation quaternions that rebuild its (K, 4, 4) basis
+    matrices (every object's rotations converted in one go).
 
     The object's own signed scale is divided out, so negative scale never leaks into rotation.
     """
-    scale = np.array(obj.scale) * np.array(obj.delta_scale)
-    location = basis[:, :3, 3] - np.array(obj.delta_location)
-    rotation = _delta_rotation(obj).T @ (basis[:, :3, :3] / scale)
-    return location, quaternion.from_matrix(rotation)
+    if not objects:
+        return []
+    basis = np.stack(bases)
+    scale = np.array([np.array(obj.scale) * np.array(obj.delta_scale) for obj in objects])
+    delta = np.array([obj.delta_location for obj in objects])
+    location = basis[..., :3, 3] - delta[:, None]
+    turns = np.array([_delta_rotation(obj) for obj in objects]).transpose(0, 2, 1)
+    rotation = turns[:, None] @ (basis[..., :3, :3] / scale[:, None, None])
+    quats = quaternion.from_matrix(rotation)
+    return [(location[j], quats[j]) for j in range(len(objects))]
 
 
 def begin(obj, frame_start: int, frame_end: int) -> None:
@@ -87,15 +94,17 @@ def _reference(obj, path: str) -> np.ndarray:
     return values
 
 
-def write(obj, frames, basis: np.ndarray, turns: np.ndarray, interpolation: str = "LINEAR"):
+def write(obj, frames, basis: np.ndarray, turns: np.ndarray, interpolation: str = "LINEAR",
+          parts: tuple[np.ndarray, np.ndarray] | None = None):
     """Key location and rotation for (K, 4, 4) parent-space matrices at `frames` (after `begin`).
 
-    `turns` (K - 1,) are the angles the body turns between keys. Writing again (as the visual
-    transform does) replaces the bake's keys; the user's keys stored are the first write's.
+    `turns` (K - 1,) are the angles the body turns between keys; `parts` is `decompose`'s of
+    `basis` when already made (a bake decomposes every body at once). Writing again (as the
+    visual transform does) replaces the bake's keys; the user's keys stored are the first write's.
     """
     state = obj.impulse.bake_state
     action = state.action
-    location, quats = _decompose(obj, basis)
+    location, quats = parts if parts is not None else decompose([obj], [basis])[0]
     path = rotations.path_for(obj.rotation_mode)
     _, rotation = rotations.channel_values(
         obj.rotation_mode, quats, turns, _reference(obj, path)
@@ -108,11 +117,16 @@ def write(obj, frames, basis: np.ndarray, turns: np.ndarray, interpolation: str 
             created = curve is None
             if created:
                 curve = channels.ensure(action, obj, data_path, index)
-            keys = channels.new(np.asarray(frames), values[:, index], interpolation)
-            replaced = channels.replace_range(curve, state.frame_start, state.frame_end, keys)
+            if len(curve.keyframe_points):
+                keys = channels.new(np.asarray(frames), values[:, index], interpolation)
+                replaced = channels.to_json(
+                    channels.replace_range(curve, state.frame_start, state.frame_end, keys))
+            else:  # a new curve, or one the last bake emptied: nothing to keep or merge
+                channels.key_empty(curve, np.asarray(frames), values[:, index], interpolation)
+                replaced = channels.EMPTY
             if (data_path, index) not in known:
                 entry = {"path": data_path, "index": index, "created": created}
-                stored.append({**entry, "keys": channels.to_json(replaced)})
+                stored.append({**entry, "keys": replaced})
     state.channels = json.dumps(stored)
     state.slot = obj.animation_data.action_slot.identifier
     return action

@@ -33,11 +33,28 @@ def bases(scene, depsgraph, links, frames, worlds: dict) -> dict:
     out = {}
     for name, world in worlds.items():
         parent = parents[name]
+        if parent is None and not active_constraints(scene.objects[name]):
+            out[name] = world  # nothing between the basis and the world matrix
+            continue
         between = start[name]
         if parent is not None:
             carried = moving[parent.name]
-            between = carried @ np.linalg.inv(carried[0]) @ between
-        out[name] = np.linalg.inv(between) @ world
+            between = carried @ affine_inverse(carried[0]) @ between
+        out[name] = affine_inverse(between) @ world
+    return out
+
+
+def affine_inverse(matrices: np.ndarray) -> np.ndarray:
+    """Inverses of (..., 4, 4) affine matrices (last row 0, 0, 0, 1) by cofactors: plain
+    arithmetic, where np.linalg.inv's LAPACK call per matrix is slow inside Blender."""
+    linear = matrices[..., :3, :3]
+    a, b, c = linear[..., :, 0], linear[..., :, 1], linear[..., :, 2]
+    rows = np.stack([np.cross(b, c), np.cross(c, a), np.cross(a, b)], axis=-2)
+    determinant = np.sum(a * rows[..., 0, :], axis=-1)[..., None, None]
+    out = np.zeros(matrices.shape)
+    out[..., :3, :3] = rows / determinant
+    out[..., :3, 3] = -np.einsum("...ij,...j->...i", out[..., :3, :3], matrices[..., :3, 3])
+    out[..., 3, 3] = 1.0
     return out
 
 
@@ -61,8 +78,8 @@ def visual(scene, depsgraph, objects, frames, worlds: dict, basis: dict, key) ->
             actual, target = evaluated[:, j], worlds[obj.name]
             distances[obj.name] = _distance(obj, actual, target)
             if distances[obj.name] > 1e-5 * (1.0 + float(np.max(obj.dimensions))):
-                between = actual @ np.linalg.inv(basis[obj.name])
-                basis[obj.name] = np.linalg.inv(between) @ target
+                between = actual @ affine_inverse(basis[obj.name])
+                basis[obj.name] = affine_inverse(between) @ target
                 still.append(obj)
         pending = still
         if not pending:

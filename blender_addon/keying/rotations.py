@@ -25,29 +25,32 @@ def path_for(mode: str) -> str:
 
 
 def _relative(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Short-way angle (0..π) and unit axis of the turn from each orientation to the next."""
+    """Short-way angle (0..π) and unit axis of the turn from each orientation to the next
+    (along the first axis of (K, ..., 4))."""
     turn = quaternion.multiply(q[1:], quaternion.conjugate(q[:-1]))
-    turn = np.where(turn[:, :1] < 0.0, -turn, turn)
-    sine = np.linalg.norm(turn[:, 1:], axis=1)
-    axis = turn[:, 1:] / np.where(sine > 0.0, sine, 1.0)[:, None]
-    return 2.0 * np.arctan2(sine, turn[:, 0]), axis
+    turn = np.where(turn[..., :1] < 0.0, -turn, turn)
+    sine = np.linalg.norm(turn[..., 1:], axis=-1)
+    axis = turn[..., 1:] / np.where(sine > 0.0, sine, 1.0)[..., None]
+    return 2.0 * np.arctan2(sine, turn[..., 0]), axis
 
 
 def frame_turns(orientations: np.ndarray, angular_velocities: np.ndarray, fps: float):
-    """(F, 3) world rotation vectors from each simulated frame to the next: the short way or
-    the long way round, whichever is nearer the mean angular velocity times the frame time."""
+    """(F, ..., 3) world rotation vectors from each simulated frame to the next (of (F + 1,
+    ..., 4) orientations): the short way or the long way round, whichever is nearer the mean
+    angular velocity times the frame time."""
     angle, axis = _relative(orientations)
-    short = axis * angle[:, None]
-    long = axis * (angle - 2.0 * math.pi)[:, None]
+    short = axis * angle[..., None]
+    long = axis * (angle - 2.0 * math.pi)[..., None]
     expected = 0.5 * (angular_velocities[1:] + angular_velocities[:-1]) / fps
-    nearer = np.linalg.norm(long - expected, axis=1) < np.linalg.norm(short - expected, axis=1)
-    return np.where(nearer[:, None], long, short)
+    nearer = np.linalg.norm(long - expected, axis=-1) < np.linalg.norm(short - expected, axis=-1)
+    return np.where(nearer[..., None], long, short)
 
 
 def key_turns(turns: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """(K - 1,) angles turned between keyed rows (the frame turns in between, added up)."""
-    total = np.add.reduceat(turns, rows[:-1], axis=0) if len(rows) > 1 else np.zeros((0, 3))
-    return np.linalg.norm(total, axis=1)
+    """(K - 1, ...) angles turned between keyed rows (the frame turns in between, added up)."""
+    total = (np.add.reduceat(turns, rows[:-1], axis=0) if len(rows) > 1
+             else np.zeros((0, *turns.shape[1:])))
+    return np.linalg.norm(total, axis=-1)
 
 
 def _dense_path(quats: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

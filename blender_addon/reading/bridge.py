@@ -15,7 +15,7 @@ from ... import solver
 from ...solver import quaternion
 from .. import sampling
 from ..units import length_text
-from . import visibility
+from . import fit_cache, visibility
 from .air import air_coefficients
 from .fitting import ShapeError, fit_body, in_compound
 from .shapes import MeshPoints, Shape, inverse, matrix_array, up_direction
@@ -48,11 +48,18 @@ class BodyLink:
 
     def world_matrices(self, positions: np.ndarray, orientations: np.ndarray) -> np.ndarray:
         """(K, 4, 4) object world matrices for simulated shape centres (metres) and frames."""
-        frames = np.zeros((len(positions), 4, 4))
-        frames[:, :3, :3] = quaternion.to_matrix(orientations)
-        frames[:, :3, 3] = positions / self.unit_scale
-        frames[:, 3, 3] = 1.0
-        return frames @ self.object_from_shape
+        return world_matrices([self], positions[:, None], orientations[:, None])[:, 0]
+
+
+def world_matrices(links, positions: np.ndarray, orientations: np.ndarray) -> np.ndarray:
+    """(K, B, 4, 4) object world matrices of B `links` for their simulated shape centres
+    (K, B, 3) (metres) and frames (K, B, 4), all bodies in one go."""
+    frames = np.zeros((*positions.shape[:2], 4, 4))
+    frames[..., :3, :3] = quaternion.to_matrix(orientations)
+    frames[..., :3, 3] = positions / np.array([link.unit_scale for link in links])[:, None]
+    frames[..., 3, 3] = 1.0
+    return frames @ np.array([link.object_from_shape for link in links])
+
 
 def evaluated_depsgraph(scene):
     """The context's depsgraph for the context's scene (what the user sees), else the scene's."""
@@ -177,7 +184,7 @@ def _mass_properties(obj, points: MeshPoints, shape: Shape) -> dict:
     """
     settings = obj.impulse
     rotation = quaternion.to_matrix(shape.orientation)
-    props = solver.mass_properties(points.vertices, points.triangles, density=1.0)
+    props = fit_cache.mass_properties(points)
     if not props.closed and shape.kind != "box":
         volume = shape.volume()
         return {"mass": settings.mass if settings.mass_mode == "MASS" else
