@@ -110,8 +110,7 @@ def _computed(handle_types: np.ndarray) -> bool:
     return bool(((handle_types == first) | (handle_types == second)).all())
 
 
-_NEW_ENUMS = {"interpolation": None, "handle_left_type": "AUTO_CLAMPED",
-              "handle_right_type": "AUTO_CLAMPED", "type": "KEYFRAME", "easing": "AUTO"}
+_NEW_ENUMS: dict[str, str | None] = {**_ADDED, "interpolation": None}  # None: the caller's
 _NEW_FLOATS = {"back": 1.70158, "amplitude": 0.8, "period": 4.1}  # Blender's for new keys
 
 
