@@ -30,6 +30,10 @@ from .shapes import CONE, CYLINDER
 from .support import core_radius, face_gaps, support
 
 GJK_TOLERANCE = 1e-10  # relative: stop when the lower bound is within this of |v|
+# A new support point within this fraction of its length of a simplex vertex repeats it: the
+# lower bound is then within that distance of |v|, and a simplex holding both would be
+# degenerate (see gjk).
+GJK_REPEAT = 1e-9
 MAX_GJK = 64
 EPA_TOLERANCE = 1e-9  # times the parts' size
 MAX_EPA = 64  # expansions
@@ -232,9 +236,16 @@ def gjk(a, b, full, cutoff, scale, W, SA, SB, wa, wb):
             return vw / math.sqrt(vv), 0
         if vv - vw <= GJK_TOLERANCE * vv:
             break
+        # A point repeating a vertex (to GJK_REPEAT) adds nothing: the lower bound is within
+        # that distance of |v|. Kept, it makes a sliver simplex whose inside test is noise: a
+        # cylinder's side line 0.7 µm above a face (D's face flat, its support points creeping
+        # along the rim 2e-9 m a step) once gave a flat tetrahedron taken to hold the origin,
+        # and EPA then an overlap of 1.6 m along the face's inward normal.
+        near = (GJK_REPEAT * GJK_REPEAT) * _dot(w, w)
         duplicate = False
         for q in range(count):
-            if W[q, 0] == w[0] and W[q, 1] == w[1] and W[q, 2] == w[2]:
+            apart = (W[q, 0] - w[0]) ** 2 + (W[q, 1] - w[1]) ** 2 + (W[q, 2] - w[2]) ** 2
+            if apart <= near:
                 duplicate = True
         if duplicate:
             break
@@ -322,7 +333,13 @@ def epa(a, b, scale, W0, SA0, SB0, count, stop, normal, wa, wb):
     difference (no tetrahedron). The whole parts overlap by that plus their radii along the
     same normal (D's boundary is the cores' moved out by the sum of the radii), so a sphere or
     capsule needs no EPA on its curved surface. Stops early, returning -2, once the depth is
-    known to be at least `stop` (the nearest face's distance is a lower bound of it)."""
+    known to be at least `stop` (the nearest face's distance is a lower bound of it).
+
+    The depth is never below 0: parts that touch put the origin on D's boundary, where the
+    nearest face can lie a rounding error beyond it. That face's normal is the right one; a
+    negative depth would read as the -1 above, and the centres' direction would be taken
+    instead (a cylinder resting exactly on a ramp got a normal 55 degrees off, so how far it
+    rolled depended on how it was turned about its own axis)."""
     W, SA, SB = np.empty((_MAX_VERTICES, 3)), np.empty((_MAX_VERTICES, 3)), np.empty(
         (_MAX_VERTICES, 3))
     for q in range(count):
@@ -418,7 +435,7 @@ def epa(a, b, scale, W0, SA0, SB0, count, stop, normal, wa, wb):
             vertex = (i, j, m)[keep[q]]
             wa[c] += lam[q] * SA[vertex, c]
             wb[c] += lam[q] * SB[vertex, c]
-    return best_dist
+    return max(best_dist, 0.0)
 
 
 @njit(cache=True)
@@ -508,7 +525,7 @@ def separation(a, b, cutoff, preference, pa, pb, normal, wa, wb):
             face[i] = -face[i]
         support(b[0], b[1], b[2], b[3], b[4], face, True, local, wb)
         return -target
-    if depth < 0.0:  # D is flat: touching in a plane; the centres give the direction
+    if depth == -1.0:  # D is flat: touching in a plane; the centres give the direction
         depth = 0.0
         for i in range(3):
             normal[i] = b[2][i] - a[2][i]

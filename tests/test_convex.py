@@ -302,6 +302,45 @@ def test_cylinder_rolling_on_its_side_touches_along_a_line_with_the_floor_normal
     assert sorted(feature.tolist()) == [2 * 8, 2 * 8 + 1]  # the side line's two ends
 
 
+@pytest.mark.parametrize("phase", np.arange(0.0, 91.0, 1.0))
+def test_cylinder_exactly_touching_a_ramp_gets_the_ramp_normal_at_any_phase(phase):
+    """Side line on a 20° box ramp at depth 0, the cylinder turned by `phase` degrees about its
+    axis: EPA's nearest face then lies a rounding error beyond the origin, which must still
+    give the ramp's normal (it once gave the centres' direction, 55° off, at some phases)."""
+    tilt = Rotation.from_euler("y", 20, degrees=True)
+    up, downhill = tilt.apply([0.0, 0.0, 1.0]), tilt.apply([1.0, 0.0, 0.0])
+    rotation = (Rotation.from_euler("x", 90, degrees=True)
+                * Rotation.from_euler("z", phase, degrees=True)).as_matrix()
+    ramp = part(BOX, (10.0, 2.0, 0.5), (0.0, 0.0, 0.0), tilt.as_matrix())
+    cylinder = part(CYLINDER, (0.3, 0.3, 0.0), 0.8 * up - 3.0 * downhill, rotation)
+    point, normal, depth, feature = contacts(ramp, cylinder, 0.01)
+    np.testing.assert_allclose(normal, [up, up], atol=1e-9)
+    np.testing.assert_allclose(depth, 0.0, atol=1e-9)
+    np.testing.assert_allclose(np.sort(point[:, 1]), [-0.3, 0.3], atol=1e-9)
+    assert sorted(feature.tolist()) == [2 * 8, 2 * 8 + 1]  # the side line's two ends
+
+
+def test_cylinder_a_micrometre_above_a_ramp_is_apart_along_the_ramp_normal():
+    """A pose recorded from a cylinder rolling down that ramp, 0.73 µm above it: GJK's last
+    support point lay a hair from an earlier one, and the flat tetrahedron was read as holding
+    the origin; EPA then reported an overlap of 1.6 m along the ramp's inward normal."""
+    c, s = 0.9396926207859084, 0.34202014332566877  # the recorded 20° tilt, bit for bit
+    ramp = part(BOX, (10.0, 2.0, 0.5), (0.0, 0.0, 0.0), [[c, 0.0, s], [0.0, 1.0, 0.0],
+                                                         [-s, 0.0, c]])
+    rotation = [[0.9799470149719962, -0.19925824411420007, -4.294897770762418e-13],
+                [-4.826417043801712e-13, -2.1826984664130578e-13, -1.0000000000000002],
+                [0.19925824411420007, 0.9799470149719964, -3.1019631308026874e-13]]
+    centre = [-2.159192419251581, -1.9193678262011308e-13, 1.6372247653928287]
+    _, normal, depth, feature = contacts(ramp, part(CYLINDER, (0.3, 0.3, 0.0), centre,
+                                                    rotation), 0.05)
+    up = np.array([s, 0.0, c])
+    gap = np.dot(centre, up) - 0.8
+    assert gap == pytest.approx(7.3e-7, rel=0.01)
+    np.testing.assert_allclose(normal, [up, up], atol=1e-9)
+    np.testing.assert_allclose(depth, -gap, atol=1e-10)
+    assert sorted(feature.tolist()) == [2 * 8, 2 * 8 + 1]
+
+
 def cone_on_its_side(r, h, turn, apex):
     """A cone lying on its side on z = 0 with its apex at `apex`, turned by `turn` about the
     vertical through the apex, sunk 0.01: (centre, rotation)."""
