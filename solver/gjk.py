@@ -41,9 +41,12 @@ _MAX_VERTICES = MAX_EPA + 4
 _MAX_FACES = 4 + 8 * MAX_EPA
 # Kinds whose cores are curved (EPA on them only converges to its tolerance).
 CURVED = (CYLINDER, CONE)
-# Below this fraction of the parts' size the GJK point counts as the origin (touching or
-# overlapping cores: the normal of a core distance this small is noise).
-TOUCHING = 1e-12
+# Below this fraction of the size of D's points (or of the parts', if larger) the GJK point
+# counts as the origin (touching or overlapping cores). That point is a weighted sum of D's
+# points, so its rounding grows with their size, and the normal of a distance this small is
+# noise: a cone 3.5 nm from a ramp's face, D's points 13 m from the origin, had a normal 1e-6
+# off and a gap 50 nm too wide (it overlapped), so its face was not preferred.
+TOUCHING = 1e-8
 # EPA's normal on curved parts is sharpened by this many GJK passes with B moved clear by this
 # fraction of the parts' size (see _refine).
 REFINE_PASSES = 2
@@ -223,14 +226,15 @@ def gjk(a, b, full, cutoff, scale, W, SA, SB, wa, wb):
     lam[0] = 1.0
     for i in range(3):
         v[i] = W[0, i]
-    tiny = (TOUCHING * scale) ** 2
+    size = max(scale * scale, _dot(W[0], W[0]))  # squared, of the parts or D's points
     for _ in range(MAX_GJK):
         vv = _dot(v, v)
-        if vv <= tiny:
+        if vv <= TOUCHING * TOUCHING * size:
             return 0.0, count
         for i in range(3):
             d[i] = -v[i]
         _difference(a, b, d, full, pa, pb, w, local)
+        size = max(size, _dot(w, w))
         vw = _dot(v, w)
         if vw > 0.0 and vw * vw > cutoff * cutoff * vv:
             return vw / math.sqrt(vv), 0
