@@ -41,10 +41,16 @@ _CONE_LENGTHS = 25  # apex heights tried for a cone (a cone-shaped mesh's is the
 
 @dataclass(frozen=True)
 class MeshPoints:
-    """World-space triangles of one object's evaluated mesh, scaled to metres."""
+    """World-space triangles of one object's evaluated mesh, scaled to metres.
+
+    local and placement, when known, are the mesh's own vertex coordinates and the (4, 4)
+    matrix (in metres) that places them: fit_cache shares fits between objects by them.
+    """
 
     vertices: np.ndarray  # (M, 3)
     triangles: np.ndarray  # (T, 3) int
+    local: np.ndarray | None = None  # (M, 3)
+    placement: np.ndarray | None = None  # (4, 4)
 
 
 @dataclass(frozen=True)
@@ -142,8 +148,10 @@ def mesh_points(obj, depsgraph, unit_scale: float = 1.0) -> MeshPoints:
     finally:
         evaluated.to_mesh_clear()
     world = matrix_array(evaluated.matrix_world)
-    vertices = local.reshape(-1, 3) @ world[:3, :3].T + world[:3, 3]
-    return MeshPoints(vertices * unit_scale, triangles.reshape(-1, 3))
+    local = local.reshape(-1, 3)
+    vertices = local @ world[:3, :3].T + world[:3, 3]
+    placement = world * np.array([[unit_scale], [unit_scale], [unit_scale], [1.0]])
+    return MeshPoints(vertices * unit_scale, triangles.reshape(-1, 3), local, placement)
 
 
 def hull_volume(points: np.ndarray) -> float:
