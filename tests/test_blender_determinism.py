@@ -99,3 +99,23 @@ def test_two_fresh_processes_bake_bit_identical_keys(impulse, tmp_path):
     assert first.tobytes() == second.tobytes(), (
         f"{np.count_nonzero(first != second)} key values differ, "
         f"by up to {np.abs(first - second).max():.3g}")
+
+
+def test_triangles_are_read_in_one_order_whatever_order_blender_stores(impulse):
+    canonical = impulse.blender_addon.reading.shapes.canonical_triangles
+    rng = np.random.default_rng(7)
+    triangles = np.array([[0, 1, 2], [2, 1, 3], [3, 1, 4], [4, 1, 0], [0, 2, 4], [4, 2, 3]])
+    shuffled = triangles[rng.permutation(len(triangles))]
+    starts = np.array([1, 2, 0, 1, 2, 0])  # each triangle read from another corner
+    turned = np.take_along_axis(shuffled, (starts[:, None] + np.arange(3)) % 3, axis=1)
+
+    result = canonical(turned)
+    assert np.array_equal(result, canonical(triangles))
+    assert np.array_equal(result[:, 0], result.min(axis=1))  # each starts at its least index
+    assert np.array_equal(result, result[np.lexsort(result.T[::-1])])  # rows sorted
+
+    def directed_edges(rows):  # the winding: which way round each triangle goes
+        return sorted(map(tuple, np.concatenate([rows[:, [0, 1]], rows[:, [1, 2]],
+                                                 rows[:, [2, 0]]]).tolist()))
+
+    assert directed_edges(result) == directed_edges(triangles)
