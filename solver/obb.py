@@ -71,6 +71,28 @@ def obb_from_points(points, triangles=None, up=None) -> OrientedBox:
     offer only their own axes and PCA's). Of equally small boxes the one on the input's own axes
     is preferred, and the axes are ordered and signed to be nearest identity.
     """
+    points, tri = _checked(points, triangles)
+    return _box_in_frame(points, tri, _smallest_frame(points, tri), up)
+
+
+def obb_frame(points, triangles=None) -> np.ndarray:
+    """(3, 3) axes (columns) of obb_from_points's box before its axes are relabelled: the costly
+    search. It turns with the points (but for the input-axes candidate), so a caller can search
+    once per shape in the shape's own coordinates and rotate the result (obb_in_frames)."""
+    return _smallest_frame(*_checked(points, triangles))
+
+
+def obb_in_frames(points, frames, triangles=None, up=None) -> OrientedBox:
+    """obb_from_points's box on the axes of whichever of `frames` (F, 3, 3), rotations, gives
+    the smallest box (the earliest of equally small ones): every point inside, flat axes
+    thickened, axes relabelled nearest identity. The search is skipped."""
+    points, tri = _checked(points, triangles)
+    frames = np.asarray(frames, dtype=float).reshape(-1, 3, 3)
+    local = points - points.mean(axis=0)
+    return _box_in_frame(points, tri, frames[_smallest(local, frames)], up)
+
+
+def _checked(points, triangles) -> tuple[np.ndarray, np.ndarray | None]:
     points = np.asarray(points, dtype=float).reshape(-1, 3)
     if len(points) == 0:
         raise ValueError("obb_from_points: no points given; a box needs at least one point")
@@ -79,8 +101,12 @@ def obb_from_points(points, triangles=None, up=None) -> OrientedBox:
     tri = None if triangles is None else np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
     if tri is not None and len(tri) and (tri.min() < 0 or tri.max() >= len(points)):
         raise ValueError("obb_from_points: a triangle indexes a point that does not exist")
-    origin = points.mean(axis=0)
-    local = points - origin
+    return points, tri
+
+
+def _smallest_frame(points: np.ndarray, tri: np.ndarray | None) -> np.ndarray:
+    """The frame of the smallest box among the candidates (input axes, PCA, faces and edges)."""
+    local = points - points.mean(axis=0)
     faces = _faces(local, tri)
     covariance = np.cov(local.T, bias=True).reshape(3, 3) if faces is None else _covariance(*faces)
     eigenvalues, pca = np.linalg.eigh(covariance)
@@ -91,11 +117,23 @@ def obb_from_points(points, triangles=None, up=None) -> OrientedBox:
         primary = np.concatenate([directions, normals])
         secondary = np.concatenate([directions, normals, edges])
     frames = _frames(primary, secondary, len(points))
+    return frames[_smallest(local, frames)]
+
+
+def _smallest(local: np.ndarray, frames: np.ndarray) -> int:
+    """Index of the frame whose box is smallest, the earliest of equally small ones."""
     lo, hi = _extents(local, frames)
     volume = np.prod(hi - lo + _PAD * np.max(hi - lo), axis=1)
-    best = int(np.argmax(volume <= volume.min() * (1.0 + _VOLUME_TIE)))
-    rotation, lo, hi = frames[best], lo[best], hi[best]
-    lo, hi, thickened = _thicken(lo, hi, rotation, faces, _unit_or_none(up))
+    return int(np.argmax(volume <= volume.min() * (1.0 + _VOLUME_TIE)))
+
+
+def _box_in_frame(points: np.ndarray, tri: np.ndarray | None, rotation: np.ndarray,
+                  up) -> OrientedBox:
+    origin = points.mean(axis=0)
+    local = points - origin
+    projected = local @ rotation
+    lo, hi = projected.min(axis=0), projected.max(axis=0)
+    lo, hi, thickened = _thicken(lo, hi, rotation, local, tri, _unit_or_none(up))
     rotation, lo, hi = _nearest_identity(rotation, lo, hi)
     return OrientedBox(
         center=origin + rotation @ (0.5 * (lo + hi)),
@@ -212,7 +250,8 @@ def _unit_or_none(up) -> np.ndarray | None:
     return up / length if length > 0.0 else None
 
 
-def _thicken(lo: np.ndarray, hi: np.ndarray, rotation: np.ndarray, faces, up):
+def _thicken(lo: np.ndarray, hi: np.ndarray, rotation: np.ndarray, local: np.ndarray,
+             tri: np.ndarray | None, up):
     """Grow flat axes to FLAT_FRACTION of the largest extent (a point to MIN_HALF_EXTENT).
 
     A sheet lying across `up` keeps its upper side and grows down; one whose faces mostly look
@@ -232,7 +271,7 @@ def _thicken(lo: np.ndarray, hi: np.ndarray, rotation: np.ndarray, faces, up):
         along = 0.0 if up is None else float(rotation[:, k] @ up)
         if abs(along) >= _UP_COSINE:
             front[k] = np.sign(along)
-        elif faces is not None:
+        elif (faces := _faces(local, tri)) is not None:
             cross = faces[3]
             vector_area = rotation.T @ cross.sum(axis=0)
             one_sided = np.abs(vector_area) > 0.5 * np.linalg.norm(cross, axis=1).sum()
@@ -250,7 +289,9 @@ def _thicken(lo: np.ndarray, hi: np.ndarray, rotation: np.ndarray, faces, up):
 
 def _nearest_identity(rotation: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """Reorder and re-sign the box axes (24 proper ways) to the frame closest to identity."""
-    best = max(_CUBE_ROTATIONS, key=lambda g: np.trace(rotation @ g))
+    # trace(rotation @ g), summed in np.trace's order: g picks one signed column per diagonal.
+    diagonal = rotation[_ROWS, _CUBE_COLUMNS] * _CUBE_SIGNS
+    best = _CUBE_ROTATIONS[int(np.argmax((diagonal[:, 0] + diagonal[:, 1]) + diagonal[:, 2]))]
     signed = np.stack([lo, hi]) @ best
     return rotation @ best, signed.min(axis=0), signed.max(axis=0)
 
@@ -268,3 +309,7 @@ def _cube_rotations() -> list[np.ndarray]:
 
 
 _CUBE_ROTATIONS = _cube_rotations()
+# Column i of a cube rotation g has its one non-zero entry, a sign, in row _CUBE_COLUMNS[., i].
+_CUBE_COLUMNS = np.array([np.argmax(np.abs(g), axis=0) for g in _CUBE_ROTATIONS])
+_CUBE_SIGNS = np.array([g[np.argmax(np.abs(g), axis=0), range(3)] for g in _CUBE_ROTATIONS])
+_ROWS = np.arange(3)

@@ -15,7 +15,7 @@ from ... import solver
 from ...solver import quaternion
 from .. import sampling
 from ..units import length_text
-from . import visibility
+from . import fit_cache, visibility
 from .air import air_coefficients
 from .fitting import ShapeError, fit_body, in_compound
 from .shapes import MeshPoints, Shape, inverse, matrix_array, up_direction
@@ -184,7 +184,7 @@ def _mass_properties(obj, points: MeshPoints, shape: Shape) -> dict:
     """
     settings = obj.impulse
     rotation = quaternion.to_matrix(shape.orientation)
-    props = solver.mass_properties(points.vertices, points.triangles, density=1.0)
+    props = fit_cache.mass_properties(points)
     if not props.closed and shape.kind != "box":
         volume = shape.volume()
         return {"mass": settings.mass if settings.mass_mode == "MASS" else

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import fit_cache
 from .shapes import CONVEX, KINDS, MeshPoints, Shape, compound_shape, fit_shape, mesh_points
 
 PART_KINDS = "Box, Sphere, Capsule, Cylinder, Cone or Convex Hull"
@@ -52,7 +53,7 @@ def fit_body(obj, depsgraph, unit_scale: float, up, counts: Callable = is_body,
         points = mesh_points(obj, depsgraph, unit_scale)
         if len(points.vertices) == 0:
             raise ShapeError(f"Mesh '{obj.name}' has no vertices")
-        return points, fit_shape(points, kind, up)
+        return points, fit_shape(points, kind, up, fit_cache.box(points, up))
     parts = compound_parts(obj, counts)
     if not parts:
         raise ShapeError(f"Compound '{obj.name}' has no child bodies: add its children as "
@@ -67,7 +68,7 @@ def fit_body(obj, depsgraph, unit_scale: float, up, counts: Callable = is_body,
         if len(points.vertices) == 0:
             raise ShapeError(f"Mesh '{part.name}' (a part of '{obj.name}') has no vertices")
         meshes.append(points)
-        shapes.append(fit_shape(points, part_kind, up))
+        shapes.append(fit_shape(points, part_kind, up, fit_cache.box(points, up)))
     offsets = np.cumsum([0] + [len(m.vertices) for m in meshes])[:-1]
     union = MeshPoints(np.concatenate([m.vertices for m in meshes]),
                        np.concatenate([m.triangles + o for m, o in zip(meshes, offsets,

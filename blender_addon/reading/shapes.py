@@ -41,10 +41,16 @@ _CONE_LENGTHS = 25  # apex heights tried for a cone (a cone-shaped mesh's is the
 
 @dataclass(frozen=True)
 class MeshPoints:
-    """World-space triangles of one object's evaluated mesh, scaled to metres."""
+    """World-space triangles of one object's evaluated mesh, scaled to metres.
+
+    local and placement, when known, are the mesh's own vertex coordinates and the (4, 4)
+    matrix (in metres) that places them: fit_cache shares fits between objects by them.
+    """
 
     vertices: np.ndarray  # (M, 3)
     triangles: np.ndarray  # (T, 3) int
+    local: np.ndarray | None = None  # (M, 3)
+    placement: np.ndarray | None = None  # (4, 4)
 
 
 @dataclass(frozen=True)
@@ -142,8 +148,25 @@ def mesh_points(obj, depsgraph, unit_scale: float = 1.0) -> MeshPoints:
     finally:
         evaluated.to_mesh_clear()
     world = matrix_array(evaluated.matrix_world)
-    vertices = local.reshape(-1, 3) @ world[:3, :3].T + world[:3, 3]
-    return MeshPoints(vertices * unit_scale, triangles.reshape(-1, 3))
+    local = local.reshape(-1, 3)
+    vertices = local @ world[:3, :3].T + world[:3, 3]
+    placement = world * np.array([[unit_scale], [unit_scale], [unit_scale], [1.0]])
+    return MeshPoints(vertices * unit_scale, canonical_triangles(triangles.reshape(-1, 3)),
+                      local, placement)
+
+
+def canonical_triangles(triangles: np.ndarray) -> np.ndarray:
+    """The same triangles in an order fixed by their vertex indices alone: each starts at its
+    smallest index (its winding kept) and the rows are sorted.
+
+    Blender may store one mesh's faces in another order in another session (bmesh's
+    create_uvsphere does), and every sum over the triangles (volume, inertia, the PCA box)
+    rounds with their order: a bake of the same scene would differ in the last bit, which a
+    chaotic scene grows to metres. Sorted, the bake is a function of the geometry alone.
+    """
+    turn = (np.argmin(triangles, axis=1)[:, None] + np.arange(3)) % 3
+    turned = np.take_along_axis(triangles, turn, axis=1)
+    return turned[np.lexsort(turned.T[::-1])]
 
 
 def hull_volume(points: np.ndarray) -> float:

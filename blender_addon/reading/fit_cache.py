@@ -1,0 +1,102 @@
+"""The costly parts of fitting a mesh, computed once per mesh: its box's frame and its solid.
+
+Both turn and scale with the mesh, so an object that shows its mesh through a rotation and a
+uniform scale (every box of a pile sharing one mesh, most instances) gets them from the mesh's
+own coordinates, rotated and scaled; a shear or non-uniform scale changes them, so such an
+object is fitted with its matrix applied (and shares only with objects of the same matrix).
+They are remembered for the session by a hash of exactly what they are computed from (vertex
+coordinates, triangles, that matrix): a mesh edited between bakes is fitted anew. The box's
+extents and thickening are measured per object every time, and the world axes compete with the
+turned frame as they do in the search (a box is never larger than the one fitted in place).
+"""
+
+import hashlib
+from collections import OrderedDict
+
+import numpy as np
+
+from ... import solver
+from ...solver.obb import obb_frame, obb_in_frames
+from .shapes import MeshPoints
+
+MEMORY = 4096  # meshes remembered (least recently used first out)
+# A matrix whose columns are this close (relative) to orthogonal and of equal length is a
+# rotation times a uniform scale; float32 object matrices are good to about 1e-7.
+_SIMILAR = 1e-6
+
+_frames: OrderedDict[bytes, np.ndarray] = OrderedDict()
+_solids: OrderedDict[bytes, solver.MassProperties] = OrderedDict()
+
+
+def box(points: MeshPoints, up=None) -> solver.OrientedBox:
+    """solver.obb_from_points(points.vertices, points.triangles, up), its frame search shared."""
+    if points.local is None or points.placement is None:
+        return solver.obb_from_points(points.vertices, points.triangles, up)
+    coordinates, turn, key = _mesh_space(points)
+    frame = _remember(_frames, key, lambda: obb_frame(coordinates, points.triangles))
+    # The search's own frame, turned to world axes, or the world axes (the candidate the mesh's
+    # own coordinates do not offer), whichever box is smaller.
+    frames = [frame] if turn is None else [np.eye(3), _orthonormal(turn @ frame)]
+    return obb_in_frames(points.vertices, frames, points.triangles, up)
+
+
+def mass_properties(points: MeshPoints) -> solver.MassProperties:
+    """solver.mass_properties(points.vertices, points.triangles) at density 1, shared."""
+    if points.local is None or points.placement is None:
+        return solver.mass_properties(points.vertices, points.triangles, density=1.0)
+    coordinates, turn, key = _mesh_space(points)
+    solid = _remember(_solids, key,
+                      lambda: solver.mass_properties(coordinates, points.triangles, density=1.0))
+    if not solid.closed:  # weighed as its box, which is the world-fitted one
+        return solver.mass_properties(points.vertices, points.triangles, density=1.0)
+    linear = np.eye(3) if turn is None else points.placement[:3, :3]
+    scale = 1.0 if turn is None else _determinant(linear)
+    volume = solid.volume * scale
+    return solver.MassProperties(volume, volume, linear @ solid.center_of_mass
+                                 + points.placement[:3, 3],
+                                 scale * (linear @ solid.inertia @ linear.T), solid.closed)
+
+
+def _mesh_space(points: MeshPoints) -> tuple[np.ndarray, np.ndarray | None, bytes]:
+    """(coordinates to fit, the rotation from them to world axes or None, their memo key).
+
+    A similarity fits the mesh's own coordinates (the rotation then takes the frame to world
+    axes); anything else fits the coordinates with the object's linear map applied.
+    """
+    assert points.local is not None and points.placement is not None
+    linear = points.placement[:3, :3]
+    digest = hashlib.blake2b(points.local.tobytes(), digest_size=16)
+    digest.update(np.ascontiguousarray(points.triangles).tobytes())
+    determinant = _determinant(linear)
+    scale = abs(determinant) ** (1.0 / 3.0)
+    turn = linear / scale if determinant > 0.0 else None
+    if turn is not None and np.abs(turn.T @ turn - np.eye(3)).max() <= _SIMILAR:
+        digest.update(b"own")
+        return points.local, turn, digest.digest()
+    digest.update(linear.tobytes())
+    return points.local @ linear.T, None, digest.digest()
+
+
+def _determinant(m: np.ndarray) -> float:
+    """det of a 3 x 3 matrix, in plain floats (np.linalg's LAPACK call is slow in Blender)."""
+    (a, b, c), (d, e, f), (g, h, i) = m.tolist()
+    return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+
+
+def _remember(memo: OrderedDict, key: bytes, compute):
+    if key in memo:
+        memo.move_to_end(key)
+        return memo[key]
+    value = memo[key] = compute()
+    if len(memo) > MEMORY:
+        memo.popitem(last=False)
+    return value
+
+
+def _orthonormal(m: np.ndarray) -> np.ndarray:
+    """The rotation nearest a nearly orthonormal matrix's first two columns (Gram-Schmidt)."""
+    x = m[:, 0] / np.linalg.norm(m[:, 0])
+    y = m[:, 1] - (m[:, 1] @ x) * x
+    y /= np.linalg.norm(y)
+    z = np.array([x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]])
+    return np.stack([x, y, z], axis=1)
