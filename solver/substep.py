@@ -84,7 +84,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
         if impulse:
             candidates = _closing_free_rows(rows, a, b, shape, dynamic, isolated, points,
                                             separation, normal, normal_rows, velocity,
-                                            angular_velocity, gravity, h)
+                                            angular_velocity, radius, gravity, h)
             if len(candidates):
                 return IMPACT, False, 0.0, np.int64(0), 0.0, candidates
     stage, deep, work, touching, deepest = finish(
