@@ -239,12 +239,13 @@ def _push_targets(rows, a, b, points, point, normal, normal_rows, position, velo
     substep at the slop, or as much closer to it as BAUMGARTE takes a deeper one."""
     deep = False
     v12 = np.empty(12)
+    scratch = np.empty((9, 3))
     for p in rows:
         gather(velocity, angular_velocity, a[p], b[p], v12)
         for s in range(points[p]):
             excess = separation[p, s] + slop[p]
             sinking = _sinking(p, s, a[p], b[p], point, normal, position, velocity,
-                               angular_velocity, shape, feature, rotations, h)
+                               angular_velocity, shape, feature, rotations, h, scratch)
             if sinking > 0.0:
                 leaving = 0.0
                 for k in range(12):
@@ -259,21 +260,24 @@ def _push_targets(rows, a, b, points, point, normal, normal_rows, position, velo
 
 @njit(cache=True)
 def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, shape, feature,
-             rotations, h) -> float:
+             rotations, h, scratch) -> float:
     """How much deeper than along its straight line point s of row p (bodies i, j) gets in
-    h: -½ h² g'' (see _push_targets), 0 where it curves away; only for two boxes, whose feature
-    ids say whose face the normal is, and 0 for two nearly parallel crossing edges. Only
-    while both turn less than _ARC_TURN in h: faster (a plate spun at 30 rad/s and more, whose
-    hits the time of impact handles), the expansion is off by its third-order term and lifted
-    speculative points that were never to touch (80 such hits: 10 lost 2e-4 to 3e-2 of their
-    angular momentum to those lifts)."""
+    h: -½ h² g'' (see _push_targets; scratch (9, 3), so no point allocates), 0 where it
+    curves away; only for two boxes, whose feature ids say whose face the normal is, and 0
+    for two nearly parallel crossing edges. Only while both turn less than _ARC_TURN in h:
+    faster (a plate spun at 30 rad/s and more, whose hits the time of impact handles), the
+    expansion is off by its third-order term and lifted speculative points that were never to
+    touch (80 such hits: 10 lost 2e-4 to 3e-2 of their angular momentum to those lifts)."""
     if not (shape[i] == BOX and shape[j] == BOX):
         return 0.0
     if max(linalg.norm(angular_velocity[i]), linalg.norm(angular_velocity[j])) * h > _ARC_TURN:
         return 0.0
     n = normal[p, s]
-    relative, accelerating = np.zeros(3), np.zeros(3)
-    arm, moving, curving = np.empty(3), np.empty(3), np.empty(3)
+    relative, accelerating, arm, moving, curving = (scratch[0], scratch[1], scratch[2],
+                                                    scratch[3], scratch[4])
+    turning, one, other, turned = scratch[5], scratch[6], scratch[7], scratch[8]
+    relative[:] = 0.0
+    accelerating[:] = 0.0
     for body, sign in ((i, -1.0), (j, 1.0)):
         for k in range(3):
             arm[k] = point[p, s, k] - position[body, k]
@@ -283,21 +287,19 @@ def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, sh
             relative[k] += sign * (velocity[body, k] + moving[k])
             accelerating[k] += sign * curving[k]
     owner, ei, ej = box_feature(feature[p, s])
-    turning = np.empty(3)  # ṅ
-    if owner >= 0:
+    if owner >= 0:  # turning = ṅ
         _cross(angular_velocity[j if owner else i], n, turning)
     else:
         ea, eb = rotations[i][:, ei], rotations[j][:, ej]
-        across, one, other, turned = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-        _cross(ea, eb, across)
-        length = linalg.norm(across)
+        _cross(ea, eb, arm)  # across both edges
+        length = linalg.norm(arm)
         if length < _PARALLEL:
             return 0.0
+        sign = 1.0 if arm[0] * n[0] + arm[1] * n[1] + arm[2] * n[2] >= 0.0 else -1.0
         _cross(angular_velocity[i], ea, turned)
         _cross(turned, eb, one)
         _cross(angular_velocity[j], eb, turned)
         _cross(ea, turned, other)
-        sign = 1.0 if across[0] * n[0] + across[1] * n[1] + across[2] * n[2] >= 0.0 else -1.0
         along = 0.0
         for k in range(3):
             turning[k] = one[k] + other[k]
