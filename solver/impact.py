@@ -34,10 +34,9 @@ def advance_to_impact(m: Manifolds, candidates, bodies, rotations, world_inverse
     the moved bodies. Returns (N,) the fraction of the substep each body has left to move
     (1 - t/h for the moved ones, 1 for the rest)."""
     b = bodies
-    offset = np.einsum("nij,nj->ni", rotations, b.com_offset)
-    times = time_of_impact_batch(b.shape, b.position - offset, b.orientation, b.half_extents,
-                                 b.velocity - np.cross(b.angular_velocity, offset),
-                                 b.angular_velocity, m.pairs[candidates], h)
+    times = time_of_impact_batch(b.shape, b.position, b.orientation, b.half_extents,
+                                 b.velocity, b.angular_velocity, m.pairs[candidates], h,
+                                 bodies=b)
     remaining = np.ones(len(b))
     for p, t in zip(candidates, times, strict=True):
         i, j = int(m.a[p]), int(m.b[p])
@@ -88,9 +87,12 @@ def _advance(both, dynamic, position, orientation, velocity, angular_velocity, i
 
 @njit(cache=True)
 def _closing_free_rows(rows, a, b, shape, dynamic, isolated, points, separation, normal,
-                       normal_rows, velocity, angular_velocity, gravity, h):
+                       normal_rows, velocity, angular_velocity, radius, gravity, h):
     """Rows of isolated box/sphere pairs with no gravity between them (as set_targets' `free`)
-    whose points are all apart and one of which closes its gap within h."""
+    whose points are all apart and one of which may close its gap within h: along its normal,
+    plus the turns' |ω| r (radius (N,) about the centres of mass), since a spinning body's rim
+    comes round on an arc that the points' straight lines miss (a plate at 60 rad/s went from
+    6 mm apart to 0.7 mm deep in one substep)."""
     out = np.empty(len(rows), dtype=np.int64)
     count = 0
     v12 = np.empty(12)
@@ -105,13 +107,15 @@ def _closing_free_rows(rows, a, b, shape, dynamic, isolated, points, separation,
         if pull * along != 0.0:
             continue
         constraints.gather(velocity, angular_velocity, i, j, v12)
+        spin = (linalg.norm(angular_velocity[i]) * radius[i]
+                + linalg.norm(angular_velocity[j]) * radius[j])
         apart, closing = True, False
         for s in range(points[p]):
             apart &= separation[p, s] > 0.0
             speed = 0.0
             for k in range(12):
                 speed -= normal_rows[p, s, k] * v12[k]
-            closing |= speed * h >= separation[p, s]
+            closing |= (speed + spin) * h >= separation[p, s]
         if apart and closing:
             out[count] = p
             count += 1

@@ -117,7 +117,7 @@ def rotate_keeping_momentum(q, omega, inertia, inverse_inertia, h, rotation) -> 
     linalg.to_matrix(q, rotation)
     start = _apply(inertia, _apply_transposed(rotation, omega))  # L_b
     momentum_world = _apply(rotation, start)
-    lower, upper = _eigenvalue_bounds(inverse_inertia)
+    lower, upper = eigenvalue_bounds(inverse_inertia)
     reach = linalg.norm(start) * h
     count = max(1, int(np.ceil(max(reach * (upper - lower) / _SUBSTEP_CONTRACTION,
                                    reach * upper / _SUBSTEP_TURN))))
@@ -173,7 +173,7 @@ def _half_step(spin, h) -> float:
 
 
 @njit(cache=True)
-def _eigenvalue_bounds(matrix):
+def eigenvalue_bounds(matrix):
     """(lower, upper) bounds of the eigenvalues of a symmetric (3, 3) matrix (Gershgorin's
     discs; exact for a diagonal one)."""
     lower, upper = np.inf, -np.inf

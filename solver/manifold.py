@@ -99,6 +99,17 @@ def box_sphere(cbox, Rbox, hbox, csphere, r, margin, point, normal, depth, featu
 
 
 @njit(cache=True)
+def box_feature(feature):
+    """What a box-box feature id names: (0 or 1, -1, -1) for a face of the pair's first or
+    second box; (-1, ei, ej) for crossing edges along axis ei of the first and ej of the
+    second."""
+    if feature >= _EDGE_BASE:
+        code = (feature - _EDGE_BASE) // 8
+        return -1, (code // 3) // 8, code % 3
+    return (1 if feature // (6 * _POINT_IDS) >= 6 else 0), -1, -1
+
+
+@njit(cache=True)
 def box_box(ca, Ra, ha, cb, Rb, hb, margin, point, normal, depth, feature, k):
     """Contacts of a box pair whose SAT gap is within the margin: face clipping (up to 4
     points) or the closest points of two crossing edges (1)."""

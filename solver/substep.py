@@ -51,7 +51,7 @@ def row_arrays(m) -> tuple:
             m.restitution, m.friction, m.isolated, m.thin, m.incoming, m.bias, m.rebound_bias,
             m.normal_rows, m.normal_response, m.normal_block, m.normal_inverse,
             m.subset_inverse, m.subset_ready, m.friction_rows, m.friction_response,
-            m.friction_mass, m.normal_impulse, m.friction_impulse)
+            m.friction_mass, m.normal_impulse, m.friction_impulse, m.feature)
 
 
 @njit(cache=True)
@@ -61,8 +61,8 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
             separation, slop, restitution, friction, isolated, thin, incoming, bias, rebound_bias,
             normal_rows, normal_response, normal_block, normal_inverse, subset_inverse,
             subset_ready, friction_rows, friction_response, friction_mass, normal_impulse,
-            friction_impulse, rotations, world_inverse, pseudo, left, omega, zeta, gravity, h,
-            sweeps, impulse):
+            friction_impulse, feature, rotations, world_inverse, pseudo, left, omega, zeta,
+            gravity, h, sweeps, impulse):
     """Velocities, contact rows, response and motion of one substep (module notes) on contact
     rows `rows`: the bodies' arrays (body_arrays), the manifolds' (row_arrays), rotations and
     world_inverse (N, 3, 3), rewritten; pseudo (2, N, 3), room for the push-out's
@@ -84,7 +84,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
         if impulse:
             candidates = _closing_free_rows(rows, a, b, shape, dynamic, isolated, points,
                                             separation, normal, normal_rows, velocity,
-                                            angular_velocity, gravity, h)
+                                            angular_velocity, radius, gravity, h)
             if len(candidates):
                 return IMPACT, False, 0.0, np.int64(0), 0.0, candidates
     stage, deep, work, touching, deepest = finish(
@@ -93,7 +93,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
         dynamic, awake, radius, thickness, a, b, points, point, normal, tangents, separation, slop,
         restitution, friction, isolated, thin, incoming, bias, rebound_bias, normal_rows,
         normal_response, normal_block, normal_inverse, subset_inverse, subset_ready, friction_rows,
-        friction_response, friction_mass, normal_impulse, friction_impulse, rotations,
+        friction_response, friction_mass, normal_impulse, friction_impulse, feature, rotations,
         world_inverse, pseudo, left, omega, zeta, gravity, h, sweeps, impulse)
     return stage, deep, work, touching, deepest, np.empty(0, dtype=np.int64)
 
@@ -105,7 +105,8 @@ def finish(rows, position, orientation, velocity, angular_velocity, mass, invers
            slop, restitution, friction, isolated, thin, incoming, bias, rebound_bias, normal_rows,
            normal_response, normal_block, normal_inverse, subset_inverse, subset_ready,
            friction_rows, friction_response, friction_mass, normal_impulse, friction_impulse,
-           rotations, world_inverse, pseudo, left, omega, zeta, gravity, h, sweeps, impulse):
+           feature, rotations, world_inverse, pseudo, left, omega, zeta, gravity, h, sweeps,
+           impulse):
     """The response on the prepared rows `rows`, then `move` with each body's share `left` of
     the substep (arguments as substep's). Returns (DONE, whether anything was pushed out,
     push-out work, contact count, deepest penetration), or (CCD, pushed, 0, 0, 0) when a body
@@ -137,7 +138,9 @@ def finish(rows, position, orientation, velocity, angular_velocity, mass, invers
                   not with_friction)
         remember_incoming(rows, points, separation, slop, normal_impulse, incoming)
         target = np.zeros_like(bias)
-        if _push_targets(rows, points, separation, slop, h, target):
+        if _push_targets(rows, a, b, points, point, normal, normal_rows, position, velocity,
+                         angular_velocity, shape, feature, rotations, separation, slop, h,
+                         target):
             pushed, pushed_spin = pseudo[0], pseudo[1]
             pushed[:] = 0.0
             pushed_spin[:] = 0.0

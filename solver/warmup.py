@@ -27,8 +27,13 @@ def warm_up(other_shapes: bool = True) -> None:
         world.add_body(shape="sphere", size=0.1, position=(0.05, 0.0, 0.32),
                        linear_velocity=(0.0, 0.0, -3.0))
         world.simulate(2)
-    # Bodies in flight meeting head on, fast enough for CCD: the time-of-impact bounce.
+    # Bodies in flight meeting head on, fast enough for CCD: the time-of-impact bounce; and a
+    # box spinning about the line to another, near enough for its spin to reach it, which
+    # never touches it (kept apart).
     world = World(gravity=(0.0, 0.0, 0.0), fps=24, substeps=2, iterations=2)
+    world.add_body(shape="box", size=(0.1, 0.1, 0.1), position=(0.0, 3.0, 0.0),
+                   angular_velocity=(0.0, 50.0, 0.0))
+    world.add_body(shape="box", size=(0.1, 0.1, 0.1), position=(0.0, 3.25, 0.0))
     world.add_body(shape="box", size=(0.1, 0.1, 0.1), linear_velocity=(20.0, 0.0, 0.0))
     world.add_body(shape="box", size=(0.1, 0.1, 0.1), position=(1.0, 0.0, 0.0))
     world.add_body(shape="sphere", size=0.1, position=(0.0, 1.0, 0.0),

@@ -299,14 +299,13 @@ class World:
         pairs = self._pairs[rows]
         if not len(pairs):
             return fraction
-        offset = np.einsum("nij,nj->ni", rotations, b.com_offset)
-        moving = (b.shape, b.position - offset, b.orientation, b.half_extents,
-                  b.velocity - np.cross(b.angular_velocity, offset), b.angular_velocity)
+        moving = (b.shape, b.position, b.orientation, b.half_extents, b.velocity,
+                  b.angular_velocity)  # the integrator's motion (bodies=b)
         slop = self._slop()[pairs].min(axis=1)
-        toi = time_of_impact_batch(*moving, pairs, h, -slop, self.geometry.tables())
+        toi = time_of_impact_batch(*moving, pairs, h, -slop, self.geometry.tables(), b)
         deep = np.flatnonzero(toi <= 0.0)
         toi[deep] = time_of_impact_batch(*moving, pairs[deep], h, sinking_targets(
-            self._contacts, rows[deep], slop[deep]), self.geometry.tables())
+            self._contacts, rows[deep], slop[deep]), self.geometry.tables(), b)
         toi = np.where(toi > 0.0, toi, np.inf)
         for column in (0, 1):
             np.minimum.at(fraction, pairs[:, column], np.minimum(toi / h, 1.0))
