@@ -25,6 +25,7 @@ import math
 import numpy as np
 from numba import njit
 
+from . import linalg
 from .sat import FACE_PREFERENCE_ABSOLUTE
 from .shapes import CONE, CYLINDER
 from .support import core_radius, face_gaps, support
@@ -84,13 +85,6 @@ def _dot(x, y):
 def _sub(x, y, out):
     for i in range(3):
         out[i] = x[i] - y[i]
-
-
-@njit(cache=True)
-def _cross(x, y, out):
-    out[0] = x[1] * y[2] - x[2] * y[1]
-    out[1] = x[2] * y[0] - x[0] * y[2]
-    out[2] = x[0] * y[1] - x[1] * y[0]
 
 
 @njit(cache=True)
@@ -171,7 +165,7 @@ def _closest(W, SA, SB, count, lam, v):
             i, j, m, o = (f + 1) % 4, (f + 2) % 4, (f + 3) % 4, f
             _sub(W[j], W[i], e1)
             _sub(W[m], W[i], e2)
-            _cross(e1, e2, nrm)
+            linalg.cross(e1, e2, nrm)
             side_origin = -_dot(nrm, W[i])
             side_other = _dot(nrm, W[o]) - _dot(nrm, W[i])
             if side_origin * side_other >= 0.0 and side_other != 0.0:
@@ -290,8 +284,8 @@ def _grow_simplex(a, b, scale, W, SA, SB, count):
                         axis = i
                 for i in range(3):
                     f[i] = 1.0 if i == axis else 0.0
-                _cross(e, f, d)  # perpendicular to the segment, turned by 60° each attempt
-                _cross(e, d, f)
+                linalg.cross(e, f, d)  # perpendicular to the segment, turned by 60° each attempt
+                linalg.cross(e, d, f)
                 length_d, length_f = math.sqrt(_dot(d, d)), math.sqrt(_dot(f, f))
                 angle = math.pi * attempt / 3.0
                 for i in range(3):
@@ -299,7 +293,7 @@ def _grow_simplex(a, b, scale, W, SA, SB, count):
             else:
                 _sub(W[1], W[0], e)
                 _sub(W[2], W[0], f)
-                _cross(e, f, d)
+                linalg.cross(e, f, d)
                 if attempt % 2 == 1:
                     for i in range(3):
                         d[i] = -d[i]
@@ -311,12 +305,12 @@ def _grow_simplex(a, b, scale, W, SA, SB, count):
                 off = math.sqrt(_dot(e, e))
             elif count == 2:
                 _sub(W[1], W[0], f)
-                _cross(f, e, local)
+                linalg.cross(f, e, local)
                 off = math.sqrt(_dot(local, local) / max(_dot(f, f), 1e-300))
             else:
                 _sub(W[1], W[0], f)
                 _sub(W[2], W[0], local)
-                _cross(f, local, d)
+                linalg.cross(f, local, d)
                 off = abs(_dot(d, e)) / max(math.sqrt(_dot(d, d)), 1e-300)
             if off > eps:
                 for i in range(3):
@@ -449,7 +443,7 @@ def _add_face(W, inner, i, j, m, faces, normals, dist, alive, n_faces):
     e1, e2, n = np.empty(3), np.empty(3), np.empty(3)
     _sub(W[j], W[i], e1)
     _sub(W[m], W[i], e2)
-    _cross(e1, e2, n)
+    linalg.cross(e1, e2, n)
     length = math.sqrt(_dot(n, n))
     if not length > 0.0:
         return n_faces  # a sliver: its neighbours close the polytope to rounding

@@ -69,6 +69,14 @@ def rotate_vector(q: np.ndarray, v: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def cross(u: np.ndarray, v: np.ndarray, out: np.ndarray) -> None:
+    """out (3,) = u × v, written in place so a kernel's loop allocates nothing."""
+    out[0] = u[1] * v[2] - u[2] * v[1]
+    out[1] = u[2] * v[0] - u[0] * v[2]
+    out[2] = u[0] * v[1] - u[1] * v[0]
+
+
+@njit(cache=True)
 def norm(v: np.ndarray) -> float:
     """|v| of a 3-vector."""
     return np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])

@@ -281,25 +281,25 @@ def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, sh
     for body, sign in ((i, -1.0), (j, 1.0)):
         for k in range(3):
             arm[k] = point[p, s, k] - position[body, k]
-        _cross(angular_velocity[body], arm, moving)
-        _cross(angular_velocity[body], moving, curving)
+        linalg.cross(angular_velocity[body], arm, moving)
+        linalg.cross(angular_velocity[body], moving, curving)
         for k in range(3):
             relative[k] += sign * (velocity[body, k] + moving[k])
             accelerating[k] += sign * curving[k]
     owner, ei, ej = box_feature(feature[p, s])
     if owner >= 0:  # turning = ṅ
-        _cross(angular_velocity[j if owner else i], n, turning)
+        linalg.cross(angular_velocity[j if owner else i], n, turning)
     else:
         ea, eb = rotations[i][:, ei], rotations[j][:, ej]
-        _cross(ea, eb, arm)  # across both edges
+        linalg.cross(ea, eb, arm)  # across both edges
         length = linalg.norm(arm)
         if length < _PARALLEL:
             return 0.0
         sign = 1.0 if arm[0] * n[0] + arm[1] * n[1] + arm[2] * n[2] >= 0.0 else -1.0
-        _cross(angular_velocity[i], ea, turned)
-        _cross(turned, eb, one)
-        _cross(angular_velocity[j], eb, turned)
-        _cross(ea, turned, other)
+        linalg.cross(angular_velocity[i], ea, turned)
+        linalg.cross(turned, eb, one)
+        linalg.cross(angular_velocity[j], eb, turned)
+        linalg.cross(ea, turned, other)
         along = 0.0
         for k in range(3):
             turning[k] = one[k] + other[k]
@@ -310,14 +310,6 @@ def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, sh
     for k in range(3):
         second += n[k] * accelerating[k] + 2.0 * turning[k] * relative[k]
     return max(-0.5 * h * h * second, 0.0)
-
-
-@njit(cache=True)
-def _cross(u, v, out) -> None:
-    """out (3,) = u × v."""
-    out[0] = u[1] * v[2] - u[2] * v[1]
-    out[1] = u[2] * v[0] - u[0] * v[2]
-    out[2] = u[0] * v[1] - u[1] * v[0]
 
 
 @njit(cache=True)
