@@ -455,7 +455,7 @@ class World:
         found, starts = narrow_phase(b.shape, b.shape_centers(rotations), rotations,
                                      b.half_extents, m.pairs[rows],
                                      float(margin.max(initial=0.0)), margin,
-                                     self.geometry.tables() if self.other_shapes else None)
+                                     self.geometry.tables())
         fill(m, rows, found, starts, b, rotations)
         m.margin[rows] = margin
 
