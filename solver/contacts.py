@@ -74,6 +74,7 @@ def narrow_phase(shape, centers, rotations, half_extents, pairs, margin: float, 
     """find_contacts on arrays of the right types, keeping of pair p's points those with a
     gap up to keep_within[p] (<= margin; inf keeps all); also returns starts (P + 1,): pair
     p's contacts are starts[p]:starts[p + 1]."""
+    shape = shape.astype(np.int64, copy=False)  # Bodies keep int8: one compiled variant
     capacity = manifold.MAX_MANIFOLD * len(pairs)
     a, b = np.empty(capacity, np.int64), np.empty(capacity, np.int64)
     point, normal = np.empty((capacity, 3)), np.empty((capacity, 3))
