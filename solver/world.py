@@ -614,11 +614,11 @@ def statistics(position, velocity, angular_velocity, mass, inertia, rotations, k
 def substep_reach(angular_velocity, radius, speculative, drop, h, out) -> None:
     """out (N,) = |ω| radius h + drop + speculative distance, per body (World._substep_reach)."""
     for i in range(len(radius)):
-        out[i] = _reach(angular_velocity, radius, speculative, drop, h, i)
+        out[i] = _body_reach(angular_velocity, radius, speculative, drop, h, i)
 
 
 @njit(cache=True)
-def _reach(angular_velocity, radius, speculative, drop, h, i) -> float:
+def _body_reach(angular_velocity, radius, speculative, drop, h, i) -> float:
     """Body i's entry of substep_reach."""
     return linalg.norm(angular_velocity[i]) * radius[i] * h + drop + speculative[i]
 
@@ -635,8 +635,9 @@ def row_margins(rows, a, b, velocity, angular_velocity, radius, speculative, dro
         closing = 0.0
         for d in range(3):
             closing += (velocity[j, d] - velocity[i, d]) ** 2
-        out[k] = (np.sqrt(closing) * h + _reach(angular_velocity, radius, speculative, drop, h, i)
-                  + _reach(angular_velocity, radius, speculative, drop, h, j) + drift[p]
+        out[k] = (np.sqrt(closing) * h
+                  + _body_reach(angular_velocity, radius, speculative, drop, h, i)
+                  + _body_reach(angular_velocity, radius, speculative, drop, h, j) + drift[p]
                   - slop[p])
 
 
