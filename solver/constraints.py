@@ -29,6 +29,11 @@ MATCH_DISTANCE = 0.005
 FLAT = (BOX, HULL, MESH)
 
 
+def flat(shape: np.ndarray) -> np.ndarray:
+    """(N,) True for the bodies of a FLAT shape (np.isin's sort costs more on a few bodies)."""
+    return (shape == BOX) | (shape == HULL) | (shape == MESH)
+
+
 class Manifolds:
     """One row per candidate pair of the frame (pairs (P, 2), sorted), holding up to four points;
     rows are recollided or refreshed every substep and their solver rows rewritten (prepare).
@@ -86,11 +91,20 @@ class Manifolds:
 
     def mark_isolated(self, active: np.ndarray, movable: np.ndarray) -> None:
         """isolated = no movable body of the pair touches a third body (through active rows)."""
-        a, b = self.a[active], self.b[active]
-        touching = np.bincount(np.concatenate([a[movable[a]], b[movable[b]]]),
-                               minlength=len(movable))
-        self.isolated[:] = ((~movable[self.a] | (touching[self.a] == 1))
-                            & (~movable[self.b] | (touching[self.b] == 1)))
+        isolated_rows(active, self.a, self.b, movable, self.isolated)
+
+
+@njit(cache=True)
+def isolated_rows(active, a, b, movable, isolated) -> None:
+    """isolated (P,) = no movable body of the row touches a third body (through active rows):
+    each is held by one active row at most (Manifolds.mark_isolated)."""
+    touching = np.zeros(len(movable), dtype=np.int64)
+    for p in active:
+        touching[a[p]] += movable[a[p]]
+        touching[b[p]] += movable[b[p]]
+    for p in range(len(a)):
+        isolated[p] = ((not movable[a[p]] or touching[a[p]] == 1)
+                       and (not movable[b[p]] or touching[b[p]] == 1))
 
 
 def new_manifolds(pairs, bodies, restitution_rule, friction_rule, slop) -> Manifolds:
@@ -109,8 +123,8 @@ def new_manifolds(pairs, bodies, restitution_rule, friction_rule, slop) -> Manif
     a, b = pairs[:, 0], pairs[:, 1]
     slop = np.minimum(slop[a], slop[b])
     size = np.linalg.norm(bodies.half_extents, axis=1)
-    flat = np.isin(bodies.shape, FLAT)
-    wide = flat[a] & flat[b] & ((bodies.shape[a] != BOX) | (bodies.shape[b] != BOX))
+    faces = flat(bodies.shape)
+    wide = faces[a] & faces[b] & ((bodies.shape[a] != BOX) | (bodies.shape[b] != BOX))
     drift = np.where(wide, np.maximum(slop, np.sqrt(slop * np.minimum(size[a], size[b]))), slop)
     m = Manifolds(pairs, combine(friction_rule, bodies.friction[a], bodies.friction[b]),
                   combine(restitution_rule, bodies.restitution[a], bodies.restitution[b]),
@@ -119,17 +133,12 @@ def new_manifolds(pairs, bodies, restitution_rule, friction_rule, slop) -> Manif
     return m
 
 
-def fill(m: Manifolds, rows, found, bodies, rotations) -> None:
-    """Put the narrow phase's contacts `found` (sorted by pair, every pair one of `rows`) into
-    those rows, warm-started from the points they held by feature."""
-    n = len(bodies)
-    keys = m.a[rows] * n + m.b[rows]
-    where = np.searchsorted(keys, found.a * n + found.b)
-    starts = np.searchsorted(where, np.arange(len(rows) + 1))
+def fill(m: Manifolds, rows, found, starts, bodies, rotations) -> None:
+    """Put the narrow phase's contacts `found` into rows `rows` (row rows[k] gets
+    found[starts[k]:starts[k + 1]]), warm-started from the points they held by feature."""
     fill_rows(rows, starts, found.point, found.normal, found.depth, found.feature, m.a, m.b,
               bodies.shape, bodies.position, bodies.orientation, rotations, bodies.com_offset,
-              m.points,
-              m.feature, m.normal, m.tangents, m.point, m.anchor_a, m.anchor_b, m.base,
+              m.points, m.feature, m.normal, m.tangents, m.point, m.anchor_a, m.anchor_b, m.base,
               m.separation, m.relative, m.orientation_a, m.orientation_b, m.normal_impulse,
               m.incoming, m.friction_impulse)
 

@@ -62,43 +62,55 @@ def find_contacts(shape, centers, rotations, half_extents, pairs, margin: float 
     rotations = np.ascontiguousarray(rotations, dtype=np.float64).reshape(-1, 3, 3)
     half_extents = np.ascontiguousarray(half_extents, dtype=np.float64).reshape(-1, 3)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64).reshape(-1, 2)
+    if shape.max(initial=BOX) > SPHERE and tables is None:
+        raise ValueError("find_contacts: tables (solver.geometry) are needed for shapes "
+                         "other than boxes and spheres")
+    return narrow_phase(shape, centers, rotations, half_extents, pairs, float(margin),
+                        np.full(len(pairs), np.inf), tables)[0]
+
+
+def narrow_phase(shape, centers, rotations, half_extents, pairs, margin: float, keep_within,
+                 tables: Tables | None) -> tuple[Contacts, np.ndarray]:
+    """find_contacts on arrays of the right types, keeping of pair p's points those with a
+    gap up to keep_within[p] (<= margin; inf keeps all); also returns starts (P + 1,): pair
+    p's contacts are starts[p]:starts[p + 1]."""
+    shape = shape.astype(np.int64, copy=False)  # Bodies keep int8: one compiled variant
     capacity = manifold.MAX_MANIFOLD * len(pairs)
     a, b = np.empty(capacity, np.int64), np.empty(capacity, np.int64)
     point, normal = np.empty((capacity, 3)), np.empty((capacity, 3))
     depth, feature = np.empty(capacity), np.empty(capacity, np.int64)
+    starts = np.empty(len(pairs) + 1, np.int64)
     if shape.max(initial=BOX) <= SPHERE:  # boxes and spheres only: the parts kernel not needed
-        count = contacts_of_pairs(shape, centers, rotations, half_extents, pairs, float(margin),
-                                  a, b, point, normal, depth, feature)
+        count = contacts_of_pairs(shape, centers, rotations, half_extents, pairs, margin,
+                                  keep_within, a, b, point, normal, depth, feature, starts)
     else:
-        if tables is None:
-            raise ValueError("find_contacts: tables (solver.geometry) are needed for shapes "
-                             "other than boxes and spheres")
-        count = contacts_of_parts(shape, centers, rotations, half_extents, pairs, float(margin),
-                                  tables, a, b, point, normal, depth, feature)
+        count = contacts_of_parts(shape, centers, rotations, half_extents, pairs, margin,
+                                  keep_within, tables, a, b, point, normal, depth, feature,
+                                  starts)
     return Contacts(a[:count], b[:count], point[:count], normal[:count], depth[:count],
-                    feature[:count])
+                    feature[:count]), starts
 
 
 @njit(cache=True)
-def contacts_of_pairs(shape, centers, rotations, half_extents, pairs, margin,
-                      a, b, point, normal, depth, feature):
-    """The compiled `find_contacts` of boxes and spheres: writes the contacts of every pair in
-    order into the preallocated rows (room for MAX_MANIFOLD per pair) and returns how many it
-    wrote."""
+def contacts_of_pairs(shape, centers, rotations, half_extents, pairs, margin, keep_within,
+                      a, b, point, normal, depth, feature, starts):
+    """The compiled `narrow_phase` of boxes and spheres: writes the kept contacts of every
+    pair in order into the preallocated rows (room for MAX_MANIFOLD per pair) and their
+    starts, and returns how many it wrote."""
     k = np.int64(0)  # not the literal 0, which numba would compile a second variant for
     for p in range(len(pairs)):
         i, j = pairs[p, 0], pairs[p, 1]
         found = contacts_of_pair(shape, centers, rotations, half_extents, i, j, margin,
                                  point, normal, depth, feature, k)
-        a[k:k + found] = i
-        b[k:k + found] = j
-        k += found
+        starts[p] = k
+        k = _keep(i, j, k, found, keep_within[p], a, b, point, normal, depth, feature)
+    starts[len(pairs)] = k
     return k
 
 
 @njit(cache=True)
-def contacts_of_parts(shape, centers, rotations, half_extents, pairs, margin, tables,
-                      a, b, point, normal, depth, feature):
+def contacts_of_parts(shape, centers, rotations, half_extents, pairs, margin, keep_within,
+                      tables, a, b, point, normal, depth, feature, starts):
     """`contacts_of_pairs` for worlds with other shapes: box and sphere pairs as there, the
     others part by part."""
     k = np.int64(0)
@@ -110,10 +122,24 @@ def contacts_of_parts(shape, centers, rotations, half_extents, pairs, margin, ta
         else:
             found = parts_contacts(tables, centers, rotations, i, j, margin, point, normal,
                                    depth, feature, k)
-        a[k:k + found] = i
-        b[k:k + found] = j
-        k += found
+        starts[p] = k
+        k = _keep(i, j, k, found, keep_within[p], a, b, point, normal, depth, feature)
+    starts[len(pairs)] = k
     return k
+
+
+@njit(cache=True)
+def _keep(i, j, k, found, within, a, b, point, normal, depth, feature):
+    """Of the `found` contacts of bodies i and j written from row k, move those with a gap up
+    to `within` to the front, label them with the pair and return the row after them."""
+    kept = k
+    for q in range(k, k + found):
+        if depth[q] >= -within:
+            point[kept], normal[kept] = point[q], normal[q]
+            depth[kept], feature[kept] = depth[q], feature[q]
+            a[kept], b[kept] = i, j
+            kept += 1
+    return kept
 
 
 @njit(cache=True)

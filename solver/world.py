@@ -40,8 +40,8 @@ from .bodies import (
 )
 from .body_shapes import shape_parts
 from .broadphase import aabbs, sweep_and_prune
-from .constraints import FLAT, Manifolds, fill, new_manifolds, refresh, turned, warm_start
-from .contacts import Contacts, find_contacts
+from .constraints import Manifolds, fill, flat, new_manifolds, refresh, turned, warm_start
+from .contacts import narrow_phase
 from .geometry import Geometry
 from .impact import advance_to_impact
 from .kinematic import Paths, rotation_rate
@@ -411,8 +411,8 @@ class World:
         old = self._contacts
         stale = None
         if old is not None and len(old):
-            flat = np.isin(b.shape, FLAT)
-            stale = self._refresh(old, rotations, h) | ~(flat[old.a] & flat[old.b])
+            faces = flat(b.shape)
+            stale = self._refresh(old, rotations, h) | ~(faces[old.a] & faces[old.b])
         if old is not None and stale is not None and np.array_equal(old.pairs, pairs):
             m = old  # its stale rows collide again, warm-started from the points they held
             if stale.any():
@@ -446,20 +446,16 @@ class World:
     def _collide_rows(self, m: Manifolds, rows: np.ndarray, rotations: np.ndarray,
                       h: float) -> None:
         """The narrow phase on rows `rows`: their points, with speculative points for gaps the
-        pair could close in h."""
+        pair could close in h (row_margins)."""
         b = self.bodies
-        pairs = m.pairs[rows]
-        i, j = pairs[:, 0], pairs[:, 1]
-        reach = self._substep_reach(h)
-        margin = (np.linalg.norm(b.velocity[j] - b.velocity[i], axis=1) * h + reach[i] + reach[j]
-                  + m.drift[rows] - m.slop[rows])  # a feature left out stays out of reach
-        found = find_contacts(b.shape, b.shape_centers(rotations), rotations, b.half_extents,
-                              pairs, margin=float(margin.max(initial=0.0)),
-                              tables=self.geometry.tables())
-        keys = i * len(b) + j
-        found = _select(found, found.depth >= -margin[np.searchsorted(keys, found.a * len(b)
-                                                                      + found.b)])
-        fill(m, rows, found, b, rotations)
+        margin = np.empty(len(rows))
+        row_margins(rows, m.a, m.b, b.velocity, b.angular_velocity, self._radius,
+                    self._speculative, 0.5 * self._fall, h, m.drift, m.slop, margin)
+        found, starts = narrow_phase(b.shape, b.shape_centers(rotations), rotations,
+                                     b.half_extents, m.pairs[rows],
+                                     float(margin.max(initial=0.0)), margin,
+                                     self.geometry.tables())
+        fill(m, rows, found, starts, b, rotations)
         m.margin[rows] = margin
 
     def _slop(self) -> np.ndarray:
@@ -569,12 +565,6 @@ def _carried(m: Manifolds, old: Manifolds, stale: np.ndarray, count: int) -> tup
     return np.flatnonzero(keep), q[keep]
 
 
-def _select(found: Contacts, keep: np.ndarray) -> Contacts:
-    """The contacts where `keep` is True."""
-    return Contacts(found.a[keep], found.b[keep], found.point[keep], found.normal[keep],
-                    found.depth[keep], found.feature[keep])
-
-
 @njit(cache=True)
 def escaped(position, orientation, velocity, angular_velocity, radius, speculative, awake,
             kind, start_position, start_orientation, reach, h, fall) -> bool:
@@ -623,7 +613,31 @@ def statistics(position, velocity, angular_velocity, mass, inertia, rotations, k
 def substep_reach(angular_velocity, radius, speculative, drop, h, out) -> None:
     """out (N,) = |ω| radius h + drop + speculative distance, per body (World._substep_reach)."""
     for i in range(len(radius)):
-        out[i] = linalg.norm(angular_velocity[i]) * radius[i] * h + drop + speculative[i]
+        out[i] = _body_reach(angular_velocity, radius, speculative, drop, h, i)
+
+
+@njit(cache=True)
+def _body_reach(angular_velocity, radius, speculative, drop, h, i) -> float:
+    """Body i's entry of substep_reach."""
+    return linalg.norm(angular_velocity[i]) * radius[i] * h + drop + speculative[i]
+
+
+@njit(cache=True)
+def row_margins(rows, a, b, velocity, angular_velocity, radius, speculative, drop, h, drift,
+                slop, out) -> None:
+    """out (R,) = the narrow phase's margin for rows `rows`: the pair's relative speed times h
+    plus both bodies' substep_reach, widened by its drift less its slop (so a feature left out
+    stays out of reach while the rows are refreshed instead)."""
+    for k in range(len(rows)):
+        p = rows[k]
+        i, j = a[p], b[p]
+        closing = 0.0
+        for d in range(3):
+            closing += (velocity[j, d] - velocity[i, d]) ** 2
+        out[k] = (np.sqrt(closing) * h
+                  + _body_reach(angular_velocity, radius, speculative, drop, h, i)
+                  + _body_reach(angular_velocity, radius, speculative, drop, h, j) + drift[p]
+                  - slop[p])
 
 
 @njit(cache=True)
