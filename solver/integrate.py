@@ -111,11 +111,18 @@ def _take_back_gravity(v, gravity, weight, held) -> None:
 
 
 @njit(cache=True)
+def body_momentum(rotation, omega, inertia):
+    """L_b = I_b Rᵀ ω (a 3-tuple): the body-frame angular momentum of world ω, which the
+    torque-free turn keeps."""
+    return _apply(inertia, _apply_transposed(rotation, omega))
+
+
+@njit(cache=True)
 def rotate_keeping_momentum(q, omega, inertia, inverse_inertia, h, rotation) -> None:
     """Turn orientation q (4,) and world ω (3,) in place by h seconds of torque-free rotation;
     rotation is (3, 3) scratch (3-vectors are tuples, so nothing is allocated per body)."""
     linalg.to_matrix(q, rotation)
-    start = _apply(inertia, _apply_transposed(rotation, omega))  # L_b
+    start = body_momentum(rotation, omega, inertia)
     momentum_world = _apply(rotation, start)
     lower, upper = eigenvalue_bounds(inverse_inertia)
     reach = linalg.norm(start) * h

@@ -27,7 +27,7 @@ from numba import njit
 
 from . import linalg, manifold
 from .contacts import bodies_gap, closing_speed
-from .integrate import eigenvalue_bounds, rotate_keeping_momentum
+from .integrate import body_momentum, eigenvalue_bounds, rotate_keeping_momentum
 from .sat import sat_pair
 from .shapes import BOX, SPHERE, Box, Sphere, pack
 
@@ -89,14 +89,7 @@ def _spin_bounds(q, w, inertia, inverse_inertia, free):
         return linalg.norm(w), 0.0
     rotation = np.empty((3, 3))
     linalg.to_matrix(q, rotation)
-    momentum = 0.0
-    for r in range(3):
-        total = 0.0
-        for s in range(3):
-            body = rotation[0, s] * w[0] + rotation[1, s] * w[1] + rotation[2, s] * w[2]
-            total += inertia[r, s] * body
-        momentum += total * total
-    momentum = np.sqrt(momentum)
+    momentum = linalg.norm(body_momentum(rotation, w, inertia))
     lower, upper = eigenvalue_bounds(inverse_inertia)
     return upper * momentum, 0.5 * upper * (upper - lower) * momentum * momentum
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+DOMINOES = 6
 # A new Blender session: enable Impulse, build the scene, press Bake, save every F-curve's
 # keys (frames and values, in a fixed order) as one array.
 SESSION = """
@@ -72,7 +73,7 @@ for obj in sorted(scene.objects, key=lambda obj: obj.name):
         curve.keyframe_points.foreach_get("co", co)
         keys.append(co)
 np.save(out, np.stack(keys))
-""".replace("DOMINOES", "6")
+""".replace("DOMINOES", str(DOMINOES))
 
 
 def _bake_in_new_session(out: Path, face_order: str, hash_seed: str) -> np.ndarray:
@@ -91,10 +92,10 @@ def test_two_fresh_processes_bake_bit_identical_keys(impulse, tmp_path):
     first = _bake_in_new_session(tmp_path / "first.npy", "as built", "1")
     second = _bake_in_new_session(tmp_path / "second.npy", "reversed", "2")
 
-    # 6 dominoes and the sphere (by name) x (3 location + 3 rotation) curves; 48 keys each of
-    # (frame, value).
-    assert first.shape == (7 * 6, 2 * 48)
-    last_domino = first[:, 1::2].reshape(7, 6, 48)[5]
+    # the dominoes and the sphere (by name) x (3 location + 3 rotation) curves; 48 keys each
+    # of (frame, value).
+    assert first.shape == ((DOMINOES + 1) * 6, 2 * 48)
+    last_domino = first[:, 1::2].reshape(DOMINOES + 1, 6, 48)[DOMINOES - 1]
     assert np.ptp(last_domino[3:], axis=1).max() > 1.0  # it fell: turned by more than 1 rad
     assert first.tobytes() == second.tobytes(), (
         f"{np.count_nonzero(first != second)} key values differ, "
