@@ -74,10 +74,12 @@ def write_bake(scene, depsgraph, links, trajectory, frame_start: int) -> list[st
         def key(obj, matrices, parts=None) -> None:
             keyframes.write(obj, frames, matrices, turns[obj.name], settings.interpolation, parts)
 
-        parts = keyframes.decompose(objects, [basis[obj.name] for obj in objects])
-        for obj, decomposed in zip(objects, parts, strict=True):
+        for obj in objects:
             keyframes.begin(obj, int(frames[0]), int(frames[-1]))
-            key(obj, basis[obj.name], decomposed)
+        parts = keyframes.channel_parts(objects, [basis[obj.name] for obj in objects],
+                                        [turns[obj.name] for obj in objects])
+        for obj, values in zip(objects, parts, strict=True):
+            key(obj, basis[obj.name], values)
         warnings = [
             w
             for obj in objects

@@ -30,22 +30,38 @@ def _delta_rotation(obj) -> np.ndarray:
     return np.array(Euler(obj.delta_rotation_euler, obj.rotation_mode).to_matrix())
 
 
-def decompose(objects, bases: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per object, the locations and rotation quaternions that rebuild its (K, 4, 4) basis
-    matrices (every object's rotations converted in one go).
+def _decompose(objects, bases: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(n, K, 3) locations and (n, K, 4) rotation quaternions that rebuild the objects' (K, 4, 4)
+    basis matrices (every object's rotations converted in one go).
 
     The object's own signed scale is divided out, so negative scale never leaks into rotation.
     """
-    if not objects:
-        return []
     basis = np.stack(bases)
     scale = np.array([np.array(obj.scale) * np.array(obj.delta_scale) for obj in objects])
     delta = np.array([obj.delta_location for obj in objects])
     location = basis[..., :3, 3] - delta[:, None]
     turns = np.array([_delta_rotation(obj) for obj in objects]).transpose(0, 2, 1)
     rotation = turns[:, None] @ (basis[..., :3, :3] / scale[:, None, None])
-    quats = quaternion.from_matrix(rotation)
-    return [(location[j], quats[j]) for j in range(len(objects))]
+    return location, quaternion.from_matrix(rotation)
+
+
+def channel_parts(objects, bases: list[np.ndarray], turns: list[np.ndarray]) -> list[tuple]:
+    """Per object (after `begin`), the location and rotation-channel values that rebuild its
+    (K, 4, 4) basis matrices, its rotation turning `turns` (K - 1,) between keys: what `write`
+    keys. Objects of one rotation mode are converted together."""
+    if not objects:
+        return []
+    location, quats = _decompose(objects, bases)
+    rotation: list = [None] * len(objects)
+    for mode in dict.fromkeys(obj.rotation_mode for obj in objects):
+        group = [j for j, obj in enumerate(objects) if obj.rotation_mode == mode]
+        path = rotations.path_for(mode)
+        references = np.array([_reference(objects[j], path) for j in group])
+        _, values = rotations.channel_values(mode, quats[group], np.array(turns)[group],
+                                             references)
+        for j, value in zip(group, values, strict=True):
+            rotation[j] = value
+    return [(location[j], rotation[j]) for j in range(len(objects))]
 
 
 def begin(obj, frame_start: int, frame_end: int) -> None:
@@ -98,17 +114,14 @@ def write(obj, frames, basis: np.ndarray, turns: np.ndarray, interpolation: str 
           parts: tuple[np.ndarray, np.ndarray] | None = None):
     """Key location and rotation for (K, 4, 4) parent-space matrices at `frames` (after `begin`).
 
-    `turns` (K - 1,) are the angles the body turns between keys; `parts` is `decompose`'s of
-    `basis` when already made (a bake decomposes every body at once). Writing again (as the
+    `turns` (K - 1,) are the angles the body turns between keys; `parts` is `channel_parts`'s of
+    `basis` when already made (a bake converts every body at once). Writing again (as the
     visual transform does) replaces the bake's keys; the user's keys stored are the first write's.
     """
     state = obj.impulse.bake_state
     action = state.action
-    location, quats = parts if parts is not None else decompose([obj], [basis])[0]
+    location, rotation = parts if parts is not None else channel_parts([obj], [basis], [turns])[0]
     path = rotations.path_for(obj.rotation_mode)
-    _, rotation = rotations.channel_values(
-        obj.rotation_mode, quats, turns, _reference(obj, path)
-    )
     stored = json.loads(state.channels)
     known = {(entry["path"], entry["index"]) for entry in stored}
     for data_path, values in (("location", location), (path, rotation)):

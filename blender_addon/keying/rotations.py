@@ -53,23 +53,41 @@ def key_turns(turns: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.linalg.norm(total, axis=-1)
 
 
-def _dense_path(quats: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Orientations along the path at most `_STEP` apart, and the index of each key in them."""
-    angle, axis = _relative(quats)
-    angle = np.where(turns > math.pi, angle - 2.0 * math.pi, angle)
+def _dense_paths(quats: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Orientations along B bodies' paths at most `_STEP` apart, body after body in one array,
+    and the index of each key in it: (B, K, 4) keyed orientations and (B, K - 1) turns ->
+    (D, 4), (B, K). All bodies go through numpy at once (per body it was most of keying)."""
+    bodies, count = quats.shape[:2]
+    angle, axis = _relative(quats.transpose(1, 0, 2))  # (K - 1, B): key to key
+    angle, axis = angle.T.ravel(), axis.transpose(1, 0, 2).reshape(-1, 3)
+    angle = np.where(turns.ravel() > math.pi, angle - 2.0 * math.pi, angle)
     steps = np.maximum(1, np.ceil(np.abs(angle) / _STEP)).astype(int)
     interval = np.repeat(np.arange(len(angle)), steps)
     ends = np.cumsum(steps)
     fractions = (np.arange(len(interval)) - (ends - steps)[interval] + 1) / steps[interval]
     along = quaternion.from_axis_angle(axis[interval], angle[interval] * fractions)
-    dense = np.vstack([quats[:1], quaternion.multiply(along, quats[interval])])
-    return dense, np.concatenate([[0], ends])
+    # Each body's path: its first key, then the samples of its intervals.
+    keyed = np.zeros((bodies, count), dtype=int)
+    keyed[:, 1:] = np.cumsum(steps.reshape(bodies, count - 1), axis=1)
+    keyed += (np.arange(bodies) + np.concatenate([[0], keyed[:-1, -1].cumsum()]))[:, None]
+    dense = np.empty((len(interval) + bodies, 4))
+    dense[keyed[:, 0]] = quats[:, 0]
+    later = np.ones(len(dense), dtype=bool)
+    later[keyed[:, 0]] = False
+    dense[later] = quaternion.multiply(along, quats[:, :-1].reshape(-1, 4)[interval])
+    return dense, keyed
 
 
-def _quaternion_chain(dense: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    previous = np.vstack([reference, dense[:-1]])
-    flips = np.where(np.sum(previous * dense, axis=1) < 0.0, -1.0, 1.0)
-    return dense * np.cumprod(flips)[:, None]
+def _quaternion_chains(dense: np.ndarray, firsts: np.ndarray, references: np.ndarray):
+    """Each sample of the paths starting at `firsts` signed to lie next to the one before (the
+    first next to its body's reference)."""
+    previous = np.empty_like(dense)
+    previous[1:] = dense[:-1]
+    previous[firsts] = references
+    flipped = np.sum(previous * dense, axis=1) < 0.0
+    flips = np.cumsum(flipped)
+    before = np.repeat(flips[firsts] - flipped[firsts], np.diff([*firsts, len(dense)]))
+    return dense * np.where((flips - before) % 2 == 1, -1.0, 1.0)[:, None]
 
 
 def _euler_chain(dense: np.ndarray, reference: np.ndarray, mode) -> np.ndarray:
@@ -107,17 +125,21 @@ def _axis_angle_chain(dense: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return out
 
 
-def channel_values(mode: str, quats: np.ndarray, turns: np.ndarray, reference: np.ndarray):
-    """(path, (K, channels) values) for orientations `quats` keyed in rotation `mode`.
+def channel_values(mode: str, quats: np.ndarray, turns: np.ndarray, references: np.ndarray):
+    """(path, (B, K, channels) values) for B bodies' orientations `quats` (B, K, 4) keyed in
+    rotation `mode`.
 
-    `turns` (K - 1,) are the angles the body turned between keys; `reference` is the channel's
-    value just before the first key, which the first key stays next to.
+    `turns` (B, K - 1) are the angles each body turned between keys; `references` (B, channels)
+    are each channel's values just before the first key, which the first key stays next to.
     """
-    dense, keyed = _dense_path(quats, turns)
+    dense, keyed = _dense_paths(quats, turns)
+    firsts = keyed[:, 0]
     if mode == "QUATERNION":
-        values = _quaternion_chain(dense, reference)
-    elif mode == "AXIS_ANGLE":
-        values = _axis_angle_chain(dense, reference)
+        values = _quaternion_chains(dense, firsts, references)
     else:
-        values = _euler_chain(dense, reference, mode)
+        chain = _axis_angle_chain if mode == "AXIS_ANGLE" else (
+            lambda path, reference: _euler_chain(path, reference, mode))
+        ends = [*firsts[1:], len(dense)]
+        values = np.concatenate([chain(dense[first:end], reference) for first, end, reference
+                                 in zip(firsts, ends, references, strict=True)])
     return path_for(mode), values[keyed]
