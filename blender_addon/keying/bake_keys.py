@@ -66,10 +66,12 @@ def write_bake(scene, depsgraph, links, trajectory, frame_start: int) -> list[st
         rows,
     )
     turns = {link.name: turned[:, j] for j, link in enumerate(dynamic)}
-    objects = [scene.objects[link.name] for link in dynamic]
+    in_scene = {obj.name: obj for obj in scene.objects}  # one pass, not a search per name
+    objects = [in_scene[link.name] for link in dynamic]
     journal = rollback.Journal(objects)
     try:
-        basis = parent_space.bases(scene, depsgraph, links, frames, worlds)
+        basis = parent_space.bases(scene, depsgraph, links, frames, worlds,
+                                   {obj.name: obj for obj in objects})
 
         def key(obj, matrices, parts=None) -> None:
             keyframes.write(obj, frames, matrices, turns[obj.name], settings.interpolation, parts)

@@ -19,21 +19,22 @@ def active_constraints(obj) -> list:
     return [c for c in obj.constraints if c.is_valid and not c.mute and c.influence > 0.0]
 
 
-def bases(scene, depsgraph, links, frames, worlds: dict) -> dict:
+def bases(scene, depsgraph, links, frames, worlds: dict, objects: dict) -> dict:
     """(K, 4, 4) basis matrices per keyed frame for the bodies in `worlds` (name -> (K, 4, 4)
-    world matrices), in the space their parents give them at each frame."""
-    parents = {name: scene.objects[name].parent for name in worlds}
-    outside = sorted({p.name for p in parents.values() if p and p.name not in worlds})
+    world matrices), in the space their parents give them at each frame. `objects` maps those
+    names to the objects (scene.objects finds a name by going through the scene's objects)."""
+    parents = {name: objects[name].parent for name in worlds}
+    outside = {p.name: p for p in parents.values() if p and p.name not in worlds}
     moving = dict(worlds)
     if outside:
-        objects = [scene.objects[name] for name in outside]
-        samples = sampling.world_matrices(scene, depsgraph, objects, frames)
-        moving.update((name, samples[:, j]) for j, name in enumerate(outside))
+        names = sorted(outside)
+        samples = sampling.world_matrices(scene, depsgraph, [outside[n] for n in names], frames)
+        moving.update((name, samples[:, j]) for j, name in enumerate(names))
     start = {link.name: link.parent_matrix for link in links}
     out = {}
     for name, world in worlds.items():
         parent = parents[name]
-        if parent is None and not active_constraints(scene.objects[name]):
+        if parent is None and not active_constraints(objects[name]):
             out[name] = world  # nothing between the basis and the world matrix
             continue
         between = start[name]

@@ -171,7 +171,7 @@ def _polar(matrices: np.ndarray) -> np.ndarray:
 
 def _shape_frame(shape: Shape, unit_scale: float) -> np.ndarray:
     frame = np.eye(4)
-    frame[:3, :3] = quaternion.to_matrix(shape.orientation)
+    frame[:3, :3] = shape.rotation
     frame[:3, 3] = shape.center / unit_scale
     return frame
 
@@ -183,7 +183,7 @@ def _mass_properties(obj, points: MeshPoints, shape: Shape) -> dict:
     as any other shape, which the solver then gives that shape's own inertia.
     """
     settings = obj.impulse
-    rotation = quaternion.to_matrix(shape.orientation)
+    rotation = shape.rotation
     props = fit_cache.mass_properties(points)
     if not props.closed and shape.kind != "box":
         volume = shape.volume()

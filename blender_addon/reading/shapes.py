@@ -12,6 +12,7 @@ wide included, where the box's extents alone cannot tell). Each fit encloses eve
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from mathutils import Matrix
@@ -72,6 +73,11 @@ class Shape:
     points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     triangles: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
     parts: tuple["Shape", ...] = ()
+
+    @cached_property
+    def rotation(self) -> np.ndarray:
+        """(3, 3) rotation of the shape frame, made once: the reader needs it several times."""
+        return quaternion.to_matrix(self.orientation)
 
     @property
     def radius(self) -> float:
