@@ -12,6 +12,14 @@ import numpy as np
 from ..reading.bridge import world_matrices
 from . import keyframes, parent_space, rollback, rotations
 
+# Bodies per numpy pass over the trajectory: a pile of 1,000 bodies' arrays all at once outgrow
+# the CPU's caches and take twice as long (every body's keys are computed on their own).
+CHUNK = 64
+
+
+def _chunks(count: int) -> list[slice]:
+    return [slice(first, first + CHUNK) for first in range(0, count, CHUNK)]
+
 
 def key_rows(frames: int, key_step: int) -> np.ndarray:
     """Trajectory rows to key: every `key_step`-th and the last."""
@@ -57,15 +65,18 @@ def write_bake(scene, depsgraph, links, trajectory, frame_start: int) -> list[st
     frames = rows + frame_start
     dynamic = [link for link in links if link.kind == "dynamic"]
     bodies = [link.index for link in dynamic]
-    keyed = world_matrices(dynamic, trajectory.positions[rows][:, bodies],
-                           trajectory.orientations[rows][:, bodies])
-    worlds = {link.name: keyed[:, j] for j, link in enumerate(dynamic)}
-    turned = rotations.key_turns(
-        rotations.frame_turns(trajectory.orientations[:, bodies],
-                              trajectory.angular_velocities[:, bodies], trajectory.fps),
-        rows,
-    )
-    turns = {link.name: turned[:, j] for j, link in enumerate(dynamic)}
+    worlds, turns = {}, {}
+    positions, orientations = trajectory.positions[rows], trajectory.orientations[rows]
+    for part in _chunks(len(dynamic)):
+        chunk, index = dynamic[part], bodies[part]
+        keyed = world_matrices(chunk, positions[:, index], orientations[:, index])
+        turned = rotations.key_turns(
+            rotations.frame_turns(trajectory.orientations[:, index],
+                                  trajectory.angular_velocities[:, index], trajectory.fps),
+            rows,
+        )
+        for j, link in enumerate(chunk):
+            worlds[link.name], turns[link.name] = keyed[:, j], turned[:, j]
     in_scene = {obj.name: obj for obj in scene.objects}  # one pass, not a search per name
     objects = [in_scene[link.name] for link in dynamic]
     journal = rollback.Journal(objects)
@@ -78,8 +89,9 @@ def write_bake(scene, depsgraph, links, trajectory, frame_start: int) -> list[st
 
         for obj in objects:
             keyframes.begin(obj, int(frames[0]), int(frames[-1]))
-        parts = keyframes.channel_parts(objects, [basis[obj.name] for obj in objects],
-                                        [turns[obj.name] for obj in objects])
+        parts = [values for part in _chunks(len(objects)) for values in keyframes.channel_parts(
+            objects[part], [basis[obj.name] for obj in objects[part]],
+            [turns[obj.name] for obj in objects[part]])]
         for obj, values in zip(objects, parts, strict=True):
             key(obj, basis[obj.name], values)
         warnings = [
