@@ -47,11 +47,6 @@ def channelbag(action, obj):
     return action.layers[0].strips[0].channelbag(slot)
 
 
-def find(action, obj, path: str, index: int):
-    bag = channelbag(action, obj)
-    return None if bag is None else bag.fcurves.find(path, index=index)
-
-
 def ensure(action, obj, path: str, index: int):
     """The curve for path[index], created in the group Blender's own keying uses. 4.5's
     `fcurve_ensure_for_datablock` has no `group_name`, so the group is set afterwards."""

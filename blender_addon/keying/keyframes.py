@@ -103,8 +103,9 @@ def _reference(obj, path: str) -> np.ndarray:
     """The channel's value at the start frame before the bake: the first key stays next to it."""
     state = obj.impulse.bake_state
     values = np.array(getattr(obj, path), dtype=float)
+    bag = channels.channelbag(state.action, obj)
     for index in range(len(values)):
-        curve = channels.find(state.action, obj, path, index)
+        curve = None if bag is None else bag.fcurves.find(path, index=index)
         if curve is not None and len(curve.keyframe_points):
             values[index] = curve.evaluate(state.frame_start)
     return values
@@ -124,12 +125,14 @@ def write(obj, frames, basis: np.ndarray, turns: np.ndarray, interpolation: str 
     path = rotations.path_for(obj.rotation_mode)
     stored = json.loads(state.channels)
     known = {(entry["path"], entry["index"]) for entry in stored}
+    bag = channels.channelbag(action, obj)  # looked up once: it is a few RNA calls
     for data_path, values in (("location", location), (path, rotation)):
         for index in range(values.shape[1]):
-            curve = channels.find(action, obj, data_path, index)
+            curve = None if bag is None else bag.fcurves.find(data_path, index=index)
             created = curve is None
             if created:
                 curve = channels.ensure(action, obj, data_path, index)
+                bag = channels.channelbag(action, obj) if bag is None else bag
             if len(curve.keyframe_points):
                 keys = channels.new(np.asarray(frames), values[:, index], interpolation)
                 replaced = channels.to_json(
