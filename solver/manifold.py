@@ -99,6 +99,18 @@ def box_sphere(cbox, Rbox, hbox, csphere, r, margin, point, normal, depth, featu
 
 
 @njit(cache=True)
+def sphere_on_face(feature):
+    """Whether a box-sphere feature id (box_sphere's zone) is a face's: the sphere's centre is
+    beyond one face only (or inside the box), so the normal is that face's, turning with the
+    box."""
+    off = 0
+    for _ in range(3):
+        off += 1 if feature % 3 != 1 else 0
+        feature //= 3
+    return off == 1
+
+
+@njit(cache=True)
 def box_feature(feature):
     """What a box-box feature id names: (0 or 1, -1, -1) for a face of the pair's first or
     second box; (-1, ei, ej) for crossing edges along axis ei of the first and ej of the

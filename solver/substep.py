@@ -139,8 +139,8 @@ def finish(rows, position, orientation, velocity, angular_velocity, mass, invers
         remember_incoming(rows, points, separation, slop, normal_impulse, incoming)
         target = np.zeros_like(bias)
         if _push_targets(rows, a, b, points, point, normal, normal_rows, position, velocity,
-                         angular_velocity, shape, feature, rotations, separation, slop, h,
-                         target):
+                         angular_velocity, shape, thickness, feature, rotations, separation,
+                         slop, h, target):
             pushed, pushed_spin = pseudo[0], pseudo[1]
             pushed[:] = 0.0
             pushed_spin[:] = 0.0

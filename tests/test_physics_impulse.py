@@ -7,7 +7,7 @@ collisions must conserve momentum and angular momentum, and energy when e = 1.
 import numpy as np
 import pytest
 
-from solver import BOX, World, quaternion
+from solver import BOX, SPHERE, World, quaternion
 from solver.constraints import POINTS, prepare_rows
 from solver.solve_impulse import _sinking, warm_start
 from solver.world import LINEAR_SLOP
@@ -242,7 +242,7 @@ def test_sinking_of_a_corner_on_a_turning_face_is_half_h_squared_c_omega_squared
         feature[0, 0] = 6 * 6 * 64  # a face of the second box
     rotations = np.stack([np.eye(3), np.eye(3)])
     sinking = _sinking(0, 0, 0, 1, point, normal, position, velocity, spin, shape, feature,
-                       rotations, h, np.empty((9, 3)))
+                       rotations, np.zeros((1, POINTS)), np.ones(2), h, np.empty((9, 3)))
     if whose == "still":
         assert sinking == 0.0
         return
@@ -250,3 +250,39 @@ def test_sinking_of_a_corner_on_a_turning_face_is_half_h_squared_c_omega_squared
     exact = x0 * (turn - np.sin(turn)) + c * (1.0 - np.cos(turn))
     assert sinking == pytest.approx(0.5 * c * turn ** 2, rel=1e-12)
     assert abs(exact - sinking) <= x0 * turn ** 3 / 6 + c * turn ** 4 / 24
+
+
+@pytest.mark.parametrize("first", ["box", "sphere"])
+def test_sinking_of_a_still_sphere_on_a_turning_face_is_half_h_squared_c_plus_r_omega_squared(
+        first):
+    """A still ball (r = 0.3 m, spinning at 50 rad/s, which turns its surface in place) on the
+    top face of a box (half-height c = 0.25 m) turning at ω = 5 rad/s about y, x0 = 0.1 m from
+    its axis: the ball's centre keeps its distance from the face's plane only while the face
+    does not turn, so the gap is g(t) = x0 sin ωt + (c + r) cos ωt - (c + r) and in a substep
+    h the ball sinks x0 (ωh - sin ωh) + (c + r)(1 - cos ωh) beyond its straight line x0 ω h:
+    ½ (c + r) ω² h² to second order (_sinking, rel 1e-12), within x0 (ωh)³/6 of the exact
+    value; whichever body the pair names first."""
+    c, r, x0, rate, h = 0.25, 0.3, 0.1, 5.0, 1.0 / 240
+    box, ball = (0, 1) if first == "box" else (1, 0)
+    point = np.zeros((1, POINTS, 3))
+    point[0, 0] = (x0, 0.0, c)  # midway between the touching surfaces
+    normal = np.zeros((1, POINTS, 3))
+    normal[0, :, 2] = 1.0 if first == "box" else -1.0  # from the pair's first body
+    position = np.zeros((2, 3))
+    position[ball] = (x0, 0.0, c + r)
+    velocity = np.zeros((2, 3))
+    spin = np.zeros((2, 3))
+    spin[box] = (0.0, rate, 0.0)
+    spin[ball] = (30.0, 0.0, 40.0)
+    shape = np.array([BOX, BOX])
+    shape[ball] = SPHERE
+    thickness = np.full(2, 0.25)
+    thickness[ball] = r
+    feature = np.full((1, POINTS), 1 + 3 * 1 + 9 * 2, dtype=np.int64)  # beyond the top face
+    rotations = np.stack([np.eye(3), np.eye(3)])
+    sinking = _sinking(0, 0, 0, 1, point, normal, position, velocity, spin, shape, feature,
+                       rotations, np.zeros((1, POINTS)), thickness, h, np.empty((9, 3)))
+    turn = rate * h
+    exact = x0 * (turn - np.sin(turn)) + (c + r) * (1.0 - np.cos(turn))
+    assert sinking == pytest.approx(0.5 * (c + r) * turn ** 2, rel=1e-12)
+    assert abs(exact - sinking) <= x0 * turn ** 3 / 6 + (c + r) * turn ** 4 / 24
