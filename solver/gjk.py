@@ -404,7 +404,7 @@ def epa(a, b, scale, W0, SA0, SB0, count, stop, normal, wa, wb):
             kept += alive[f] and not visible[f]
         if kept + n_edges > _MAX_FACES:
             break  # no room (never for polytopes): the nearest face so far is the answer
-        kept = 0
+        kept = np.int64(0)  # not the literal 0: it becomes n_faces, an argument of _add_face
         for f in range(n_faces):  # compact the faces that stay
             if alive[f] and not visible[f]:
                 for c in range(3):
@@ -464,7 +464,7 @@ def _core_distance(a, b, cutoff, scale, W, SA, SB, normal, wa, wb):
     """(distance, count) of GJK on the cores, the radii taken off: the distance of the whole
     parts when count > 0 and the cores are apart (normal, wa, wb written on the surfaces)."""
     ra, rb = core_radius(a[0], a[1]), core_radius(b[0], b[1])
-    distance, count = gjk(a, b, False, cutoff + ra + rb, scale, W, SA, SB, wa, wb)
+    distance, count = gjk(a, b, np.bool_(False), cutoff + ra + rb, scale, W, SA, SB, wa, wb)
     if count > 0 and distance > 0.0:
         for i in range(3):
             normal[i] = (wb[i] - wa[i]) / distance
@@ -560,7 +560,7 @@ def _refine(a, b, scale, normal, wa, wb, depth):
         shift = best + REFINE_CLEARANCE * scale
         for i in range(3):
             moved[i] = b[2][i] + shift * normal[i]
-        distance, count = gjk(a, (b[0], b[1], moved, b[3], b[4]), False, math.inf, scale,
+        distance, count = gjk(a, (b[0], b[1], moved, b[3], b[4]), np.bool_(False), math.inf, scale,
                               W, SA, SB, pa, pb)
         if count == 0 or not distance > 0.0:
             break

@@ -228,7 +228,7 @@ def _sphere_triangle(vertices, triangles, t, face, flags, center, radius, margin
     return 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always")  # one caller: not compiled again on its own (contacts.py)
 def _convex_triangle(vertices, triangles, t, face, flags, kind, size, c, R, hull_vertices,
                      hull_planes, face_start, face_vertices, margin, tp, tn, td, tf, identity,
                      scratch):
