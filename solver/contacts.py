@@ -4,6 +4,11 @@ Boxes and spheres (the one-part bodies of those kinds) keep their exact kernels 
 every other pair is collided part by part: two convex parts through the convex narrow phase
 (convex_contacts), a convex part and a mesh through mesh_contacts, and the points of all part
 pairs merged and reduced to four per body pair.
+
+The one-caller steps of that path (parts_contacts, part_pair_contacts, bodies_gap,
+part_pair_gap, mesh_gap) are inlined into their caller (inline="always"): numba links a kernel's
+callees into its own module and optimises and emits them again, so each such level was another
+compile of the whole narrow phase beneath it (benchmarks/compile.py).
 """
 
 from dataclasses import dataclass
@@ -186,7 +191,7 @@ def part_pose(tables, part, centre, rotation, c, R) -> None:
             R[i, j] = total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def parts_contacts(tables, centers, rotations, i, j, margin, point, normal, depth, feature, k):
     """Contacts of bodies i and j part by part (convex pairs, or a convex part against a mesh),
     feature ids tagged with the part pair, merged and reduced to MAX_MANIFOLD points."""
@@ -248,7 +253,7 @@ def hull_of(tables, part):
             tables.face_vertices[tables.face_vertex_at[h]:tables.face_vertex_at[h + 1]])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def part_pair_contacts(tables, pa, ca, Ra, pb, cb, Rb, margin, point, normal, depth, feature, k):
     """Contacts of two parts (normal from a to b) written from row k; returns how many."""
     kind_a, kind_b = tables.kind[pa], tables.kind[pb]
@@ -295,7 +300,7 @@ def _cross_length(a, b):
                    + (a[0] * b[1] - a[1] * b[0]) ** 2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def bodies_gap(tables, i, ci, Ri, j, cj, Rj, reach, target, relative_velocity, wi, ri, wj, rj,
                step):
     """Conservative advancement of bodies i and j (shape centres ci, cj, rotations Ri, Rj) over
@@ -319,7 +324,7 @@ def bodies_gap(tables, i, ci, Ri, j, cj, Rj, reach, target, relative_velocity, w
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def part_pair_gap(tables, pa, ca, Ra, pb, cb, Rb, reach, target, relative_velocity, wi, ri, wj,
                   rj, step, n):
     """bodies_gap for one pair of parts (a mesh: each triangle in reach a piece of its own)."""
@@ -345,7 +350,7 @@ def _advance(gap, n, relative_velocity, wi, ri, wj, rj, step) -> None:
         step[0] = min(step[0], max(gap, 0.0) / closing)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mesh_gap(tables, pa, ca, Ra, pb, cb, Rb, mesh_first, reach, target, relative_velocity, wi,
              ri, wj, rj, step, n):
     """part_pair_gap of a part and the triangles of a mesh within reach of it (each triangle a

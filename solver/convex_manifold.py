@@ -155,15 +155,16 @@ def _manifold(a, pa, fsa, fva, b, pb, fsb, fvb, sep, n, wa, wb, margin,
     for i in range(3):
         m[i] = n[i] if ref == 0 else (face_a[i] if ref == 1 else -face_b[i])
     local, support_point = np.empty(3), np.empty(3)
-    id_a = support(a[0], a[1], a[2], a[3], a[4], m, False, local, support_point)
+    id_a = support(a[0], a[1], a[2], a[3], a[4], m, np.bool_(False), local, support_point)
     for i in range(3):
         m[i] = -m[i]
-    id_b = support(b[0], b[1], b[2], b[3], b[4], m, False, local, support_point)
+    id_b = support(b[0], b[1], b[2], b[3], b[4], m, np.bool_(False), local, support_point)
     for i in range(3):
         normal[k, i] = -m[i]
         point[k, i] = 0.5 * (wa[i] + wb[i])
     depth[k] = -best
-    feature[k] = _feature_id(2, False, (id_a & ID_MASK) << _ID_BITS | (id_b & ID_MASK))
+    feature[k] = _feature_id(np.int64(2), np.bool_(False),
+                             (id_a & ID_MASK) << _ID_BITS | (id_b & ID_MASK))
     return 1
 
 
@@ -220,7 +221,7 @@ def face_contacts(ref, rp, rfs, rfv, inc, ip, ifs, ifv, face, ref_is_b, margin,
         poly[q, 0] = _along(inc_points[q], origin, t1)
         poly[q, 1] = _along(inc_points[q], origin, t2)
         poly[q, 2] = _along(inc_points[q], origin, face)
-        ids[q] = _feature_id(0, ref_is_b, inc_ids[q])
+        ids[q] = _feature_id(np.int64(0), ref_is_b, inc_ids[q])
         labels[q] = inc_ids[q]
     count = n_inc
     tolerance = manifold.ON_PLANE * size
@@ -299,7 +300,8 @@ def _clip_polygon(poly, ids, labels, count, rim, j, plane_id, ref_is_b, toleranc
             t = d0 / (d0 - d1)
             for c in range(3):
                 poly[out, c] = scratch[i, c] + t * (scratch[following, c] - scratch[i, c])
-            ids[out] = _feature_id(1, ref_is_b, (scratch_ids[i, 1] << _ID_BITS) | plane_id)
+            ids[out] = _feature_id(np.int64(1), ref_is_b,
+                                   (scratch_ids[i, 1] << _ID_BITS) | plane_id)
             # leaving the half-plane, the next polygon edge runs along the plane itself
             labels[out] = (ID_MASK + 1) + plane_id if inside else scratch_ids[i, 1]
             out += 1
@@ -334,9 +336,9 @@ def _clip_segment(poly, ids, label, rim, ref_ids, n_ref, ref_is_b, tolerance):
     for c in range(3):
         poly[0, c], poly[1, c] = start[c], end[c]
     if cut0 >= 0:
-        ids[0] = _feature_id(1, ref_is_b, (label << _ID_BITS) | ref_ids[cut0])
+        ids[0] = _feature_id(np.int64(1), ref_is_b, (label << _ID_BITS) | ref_ids[cut0])
     if cut1 >= 0:
-        ids[1] = _feature_id(1, ref_is_b, (label << _ID_BITS) | ref_ids[cut1])
+        ids[1] = _feature_id(np.int64(1), ref_is_b, (label << _ID_BITS) | ref_ids[cut1])
     return 2
 
 
@@ -392,6 +394,6 @@ def _line_contacts(a, pa, fsa, fva, b, pb, fsb, fvb, n, margin, scale,
         # which end made this point: a's own end (s at 0 or length_a) or b's
         own = (s == 0.0) if end == 0 else (s == length_a)
         payload = ((((ids_a[0] & 63) << 6) | (ids_b[0] & 63)) << 2) | (end * 2 + (1 if own else 0))
-        feature[k + written] = _feature_id(3, False, payload)
+        feature[k + written] = _feature_id(np.int64(3), np.bool_(False), payload)
         written += 1
     return written

@@ -154,7 +154,7 @@ def _closest(W, SA, SB, count, lam, v):
         else:
             keep[0], keep[1], weights[0], weights[1], kept = 0, 1, 1.0 - t, t, 2
     elif count == 3:
-        kept = _triangle_region(W, 0, 1, 2, keep, weights)
+        kept = _triangle_region(W, np.int64(0), np.int64(1), np.int64(2), keep, weights)
     else:
         # the origin is outside a face when it lies on the other side of it from the 4th vertex
         best = math.inf
@@ -297,7 +297,7 @@ def _grow_simplex(a, b, scale, W, SA, SB, count):
                 if attempt % 2 == 1:
                     for i in range(3):
                         d[i] = -d[i]
-            _difference(a, b, d, False, pa, pb, w, local)
+            _difference(a, b, d, np.bool_(False), pa, pb, w, local)
             # accept w if it leaves the affine hull of the simplex
             for i in range(3):
                 e[i] = w[i] - W[0, i]
@@ -355,7 +355,7 @@ def epa(a, b, scale, W0, SA0, SB0, count, stop, normal, wa, wb):
     dist = np.empty(_MAX_FACES)
     alive = np.zeros(_MAX_FACES, np.bool_)
     visible = np.zeros(_MAX_FACES, np.bool_)
-    n_faces = 0
+    n_faces = np.int64(0)
     for f in range(4):
         n_faces = _add_face(W, inner, (f + 1) % 4, (f + 2) % 4, (f + 3) % 4, faces, normals,
                             dist, alive, n_faces)
@@ -363,7 +363,7 @@ def epa(a, b, scale, W0, SA0, SB0, count, stop, normal, wa, wb):
     d, w, pa, pb, local = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     tolerance = EPA_TOLERANCE * scale
     best = 0
-    n_vertices = 4
+    n_vertices = np.int64(4)
     for _ in range(MAX_EPA + 1):
         best, best_dist = -1, math.inf
         for f in range(n_faces):
@@ -373,7 +373,7 @@ def epa(a, b, scale, W0, SA0, SB0, count, stop, normal, wa, wb):
             return -2.0
         for i in range(3):
             d[i] = normals[best, i]
-        _difference(a, b, d, False, pa, pb, w, local)
+        _difference(a, b, d, np.bool_(False), pa, pb, w, local)
         if _dot(d, w) - best_dist <= tolerance or n_vertices == _MAX_VERTICES:
             break
         # the faces that see the new vertex go; the edges bounding them (the horizon) each
@@ -404,7 +404,7 @@ def epa(a, b, scale, W0, SA0, SB0, count, stop, normal, wa, wb):
             kept += alive[f] and not visible[f]
         if kept + n_edges > _MAX_FACES:
             break  # no room (never for polytopes): the nearest face so far is the answer
-        kept = 0
+        kept = np.int64(0)  # not the literal 0: it becomes n_faces, an argument of _add_face
         for f in range(n_faces):  # compact the faces that stay
             if alive[f] and not visible[f]:
                 for c in range(3):
@@ -425,7 +425,7 @@ def epa(a, b, scale, W0, SA0, SB0, count, stop, normal, wa, wb):
     for c in range(3):
         for q, vertex in enumerate((i, j, m)):
             shifted[q, c] = W[vertex, c] - best_dist * normals[best, c]
-    kept = _triangle_region(shifted, 0, 1, 2, keep, lam)
+    kept = _triangle_region(shifted, np.int64(0), np.int64(1), np.int64(2), keep, lam)
     for c in range(3):
         normal[c] = normals[best, c]
         wa[c], wb[c] = 0.0, 0.0
@@ -464,7 +464,7 @@ def _core_distance(a, b, cutoff, scale, W, SA, SB, normal, wa, wb):
     """(distance, count) of GJK on the cores, the radii taken off: the distance of the whole
     parts when count > 0 and the cores are apart (normal, wa, wb written on the surfaces)."""
     ra, rb = core_radius(a[0], a[1]), core_radius(b[0], b[1])
-    distance, count = gjk(a, b, False, cutoff + ra + rb, scale, W, SA, SB, wa, wb)
+    distance, count = gjk(a, b, np.bool_(False), cutoff + ra + rb, scale, W, SA, SB, wa, wb)
     if count > 0 and distance > 0.0:
         for i in range(3):
             normal[i] = (wb[i] - wa[i]) / distance
@@ -518,10 +518,10 @@ def separation(a, b, cutoff, preference, pa, pb, normal, wa, wb):
         local = np.empty(3)
         for i in range(3):
             normal[i] = face[i]
-        support(a[0], a[1], a[2], a[3], a[4], face, True, local, wa)
+        support(a[0], a[1], a[2], a[3], a[4], face, np.bool_(True), local, wa)
         for i in range(3):
             face[i] = -face[i]
-        support(b[0], b[1], b[2], b[3], b[4], face, True, local, wb)
+        support(b[0], b[1], b[2], b[3], b[4], face, np.bool_(True), local, wb)
         return -target
     if depth == -1.0:  # D is flat: touching in a plane; the centres give the direction
         depth = 0.0
@@ -553,20 +553,20 @@ def _refine(a, b, scale, normal, wa, wb, depth):
     moved, w, pa, pb, local = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     for i in range(3):
         w[i] = normal[i]
-    _difference(a, b, w, False, pa, pb, moved, local)
+    _difference(a, b, w, np.bool_(False), pa, pb, moved, local)
     best = _dot(w, moved)  # the cores' overlap along EPA's normal
     result = depth
     for _ in range(REFINE_PASSES):
         shift = best + REFINE_CLEARANCE * scale
         for i in range(3):
             moved[i] = b[2][i] + shift * normal[i]
-        distance, count = gjk(a, (b[0], b[1], moved, b[3], b[4]), False, math.inf, scale,
+        distance, count = gjk(a, (b[0], b[1], moved, b[3], b[4]), np.bool_(False), math.inf, scale,
                               W, SA, SB, pa, pb)
         if count == 0 or not distance > 0.0:
             break
         for i in range(3):
             w[i] = (pb[i] - pa[i]) / distance
-        _difference(a, b, w, False, pa, pb, moved, local)
+        _difference(a, b, w, np.bool_(False), pa, pb, moved, local)
         overlap = _dot(w, moved)  # measured, not taken from GJK's distance, which may stop short
         if not overlap <= best:
             break

@@ -114,7 +114,7 @@ def _take_back_gravity(v, gravity, weight, held) -> None:
 def body_momentum(rotation, omega, inertia):
     """L_b = I_b Rᵀ ω (a 3-tuple): the body-frame angular momentum of world ω, which the
     torque-free turn keeps."""
-    return _apply(inertia, _apply_transposed(rotation, omega))
+    return _apply(inertia, _apply_transposed(rotation, (omega[0], omega[1], omega[2])))
 
 
 @njit(cache=True)

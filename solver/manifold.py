@@ -32,7 +32,6 @@ _EDGE_BASE = 12 * 6 * _POINT_IDS
 
 # Corners of the incident face in cyclic order, as signs along its two in-plane axes.
 _QUAD = np.array([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])
-ZERO = np.zeros(3)
 _TINY = np.finfo(np.float64).tiny
 
 
@@ -92,7 +91,7 @@ def box_sphere(cbox, Rbox, hbox, csphere, r, margin, point, normal, depth, featu
     for i in range(3):
         local[i] = 0.5 * (surface[i] + local[i] - n[i] * r)  # now the contact point
     _to_world(cbox, Rbox, local, point[k])
-    _to_world(ZERO, Rbox, n, normal[k])
+    _to_world(np.zeros(3), Rbox, n, normal[k])
     depth[k] = overlap
     feature[k] = zone[0] + 3 * zone[1] + 9 * zone[2]
     return 1
@@ -196,7 +195,7 @@ def _face_contacts(ca, Ra, ha, cb, Rb, hb, axis, n, margin, point, normal, depth
         extent[i] = h_ref[m]
         for row in range(3):
             frame[row, i] = R_ref[row, m]
-    s_ref = 1.0 if _column_dot(frame, 2, outward) >= 0.0 else -1.0
+    s_ref = 1.0 if _column_dot(frame, np.int64(2), outward) >= 0.0 else -1.0
 
     # The incident face is the face of the other box most opposed to the reference normal.
     m, facing = 0, 0.0

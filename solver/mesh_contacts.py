@@ -73,7 +73,7 @@ def mesh_contacts(vertices, triangles, normals, edges, bounds, links, cm, Rm,
     td, tf = np.empty(MAX_MANIFOLD), np.empty(MAX_MANIFOLD, np.int64)
     scratch, face, down, corners = np.empty(3), np.empty(3), np.empty(3), np.empty((3, 3))
     tolerance = SAME_POINT * max(half[0], max(half[1], half[2]))
-    held = 0
+    held = np.int64(0)
     for m in range(found):
         t = near[m]
         v0 = triangles[t, 0]
@@ -228,7 +228,7 @@ def _sphere_triangle(vertices, triangles, t, face, flags, center, radius, margin
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller: not compiled again on its own (contacts.py)
 def _convex_triangle(vertices, triangles, t, face, flags, kind, size, c, R, hull_vertices,
                      hull_planes, face_start, face_vertices, margin, tp, tn, td, tf, identity,
                      scratch):

@@ -77,7 +77,7 @@ def closest_point(vertices, triangles, t, p, out):
         ap[i] = p[i] - vertices[a, i]
     d1, d2 = _dot(ab, ap), _dot(ac, ap)
     if d1 <= 0.0 and d2 <= 0.0:
-        return _at(vertices, a, out, VERTEX)
+        return _at(vertices, a, out, np.int64(VERTEX))
     d3, d4 = d1 - _dot(ab, ab), d2 - _dot(ac, ab)  # (b - a)·(p - b), (c - a)·(p - b)
     if d3 >= 0.0 and d4 <= d3:
         return _at(vertices, b, out, VERTEX + 1)

@@ -239,7 +239,7 @@ def _push_targets(rows, a, b, points, point, normal, normal_rows, position, velo
     substep at the slop, or as much closer to it as BAUMGARTE takes a deeper one."""
     deep = False
     v12 = np.empty(12)
-    scratch = np.empty((9, 3))
+    scratch = np.empty((11, 3))
     for p in rows:
         gather(velocity, angular_velocity, a[p], b[p], v12)
         for s in range(points[p]):
@@ -263,7 +263,7 @@ def _push_targets(rows, a, b, points, point, normal, normal_rows, position, velo
 def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, shape, feature,
              rotations, separation, thickness, h, scratch) -> float:
     """How much deeper than along its straight line point s of row p (bodies i, j) gets in
-    h: -½ h² g'' (see _push_targets; scratch (9, 3), so no point allocates), 0 where it
+    h: -½ h² g'' (see _push_targets; scratch (11, 3), so no point allocates), 0 where it
     curves away; for two boxes, whose feature ids say whose face the normal is (0 for two
     nearly parallel crossing edges), and for a sphere on a box's face. A sphere's spin only
     turns its surface in place: its material point is its centre, r + s/2 off the contact
@@ -304,7 +304,9 @@ def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, sh
     if owner >= 0:  # turning = ṅ
         linalg.cross(angular_velocity[j if owner else i], n, turning)
     else:
-        ea, eb = rotations[i][:, ei], rotations[j][:, ej]
+        ea, eb = scratch[9], scratch[10]  # the edges' axes (contiguous: one variant of cross)
+        ea[:] = rotations[i][:, ei]
+        eb[:] = rotations[j][:, ej]
         linalg.cross(ea, eb, arm)  # across both edges
         length = linalg.norm(arm)
         if length < _PARALLEL:

@@ -97,7 +97,7 @@ def support(kind, size, c, R, vertices, d, full, local, out):
 def extent(kind, size, c, R, vertices, d):
     """max over the whole shape of d·x (d unit): the support function."""
     local, point = np.empty(3), np.empty(3)
-    support(kind, size, c, R, vertices, d, True, local, point)
+    support(kind, size, c, R, vertices, d, np.bool_(True), local, point)
     return d[0] * point[0] + d[1] * point[1] + d[2] * point[2]
 
 
@@ -244,7 +244,7 @@ def face_feature(kind, size, c, R, vertices, planes, face_start, face_vertices, 
     elif kind == CONE:
         slant = math.sqrt(4.0 * size[1] * size[1] + size[0] * size[0])
         if -dl[2] >= (2.0 * size[1] * rho + size[0] * dl[2]) / slant:
-            count = _disc(size[0], -size[1], False, 0, local, ids)
+            count = _disc(size[0], -size[1], np.bool_(False), np.int64(0), local, ids)
         else:
             local[0, 0], local[0, 1], local[0, 2] = size[0] * ux, size[0] * uy, -size[1]
             local[1, 0], local[1, 1], local[1, 2] = 0.0, 0.0, size[1]
