@@ -243,7 +243,7 @@ def test_sinking_of_a_corner_on_a_turning_face_is_half_h_squared_c_omega_squared
         feature[0, 0] = 6 * 6 * 64  # a face of the second box
     rotations = np.stack([np.eye(3), np.eye(3)])
     sinking = _sinking(0, 0, 0, 1, point, normal, position, velocity, spin, shape, feature,
-                       rotations, h, np.empty((9, 3)))
+                       rotations, h)
     if whose == "still":
         assert sinking == 0.0
         return
