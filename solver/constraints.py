@@ -165,18 +165,21 @@ def _anchor(shape, position, rotations, com_offset, body, point, normal, out) ->
 
 
 @njit(cache=True)
-def _anchored(shape, position, rotations, com_offset, body, anchor, normal, out) -> None:
-    """out (3,) = where an anchor (see _anchor) is now in the world."""
-    rotation = rotations[body]
+def _anchored(shape, position, rotations, com_offset, body, anchors, normal, p, s, out) -> None:
+    """out (3,) = where the anchor anchors[p, s] (see _anchor) is now in the world (normal
+    (P, 4, 3) the rows'). Indices, not views: a view passed on costs two atomic reference
+    counts, which in refresh's loop over points were a third of its time."""
     sphere = shape[body] == SPHERE
-    offset = com_offset[body] if sphere else anchor
-    sign = -1.0 if sphere else 1.0
+    if sphere:
+        x, y, z, sign = com_offset[body, 0], com_offset[body, 1], com_offset[body, 2], -1.0
+    else:
+        x, y, z, sign = anchors[p, s, 0], anchors[p, s, 1], anchors[p, s, 2], 1.0
     for k in range(3):
-        out[k] = position[body, k] + sign * (rotation[k, 0] * offset[0]
-                                             + rotation[k, 1] * offset[1]
-                                             + rotation[k, 2] * offset[2])
+        out[k] = position[body, k] + sign * (rotations[body, k, 0] * x
+                                             + rotations[body, k, 1] * y
+                                             + rotations[body, k, 2] * z)
         if sphere:
-            out[k] += anchor[0] * normal[k]
+            out[k] += anchors[p, s, 0] * normal[p, s, k]
 
 
 @njit(cache=True)
@@ -332,8 +335,8 @@ def refresh(a, b, shape, position, orientation, rotations, com_offset, radius, t
         for k in range(3):
             motion += (position[j, k] - position[i, k] - relative[p, k]) ** 2
         motion = np.sqrt(motion)
-        motion += turned(orientation[i], orientation_a[p]) * radius[i]
-        motion += turned(orientation[j], orientation_b[p]) * radius[j]
+        motion += turned(orientation, i, orientation_a, p) * radius[i]
+        motion += turned(orientation, j, orientation_b, p) * radius[j]
         closing = 0.0
         for k in range(3):
             closing += (velocity[j, k] - velocity[i, k]) ** 2
@@ -342,10 +345,8 @@ def refresh(a, b, shape, position, orientation, rotations, com_offset, radius, t
             stale[p] = True
             continue
         for s in range(points[p]):
-            _anchored(shape, position, rotations, com_offset, i, anchor_a[p, s],
-                      normal[p, s], on_a)
-            _anchored(shape, position, rotations, com_offset, j, anchor_b[p, s],
-                      normal[p, s], on_b)
+            _anchored(shape, position, rotations, com_offset, i, anchor_a, normal, p, s, on_a)
+            _anchored(shape, position, rotations, com_offset, j, anchor_b, normal, p, s, on_b)
             gap = base[p, s]
             for k in range(3):
                 gap += normal[p, s, k] * (on_b[k] - on_a[k])
@@ -355,13 +356,14 @@ def refresh(a, b, shape, position, orientation, rotations, com_offset, radius, t
 
 
 @njit(cache=True)
-def turned(q, q0) -> float:
-    """About the angle between two orientations (twice the quaternion chord, sign-free)."""
-    dot = q[0] * q0[0] + q[1] * q0[1] + q[2] * q0[2] + q[3] * q0[3]
+def turned(q, i, q0, j) -> float:
+    """About the angle between orientations q[i] and q0[j] (twice the quaternion chord,
+    sign-free); rows by index, not views (see _anchored)."""
+    dot = q[i, 0] * q0[j, 0] + q[i, 1] * q0[j, 1] + q[i, 2] * q0[j, 2] + q[i, 3] * q0[j, 3]
     sign = 1.0 if dot >= 0.0 else -1.0
     chord = 0.0
     for k in range(4):
-        chord += (q[k] - sign * q0[k]) ** 2
+        chord += (q[i, k] - sign * q0[j, k]) ** 2
     return 2.0 * np.sqrt(chord)
 
 
@@ -408,8 +410,8 @@ def prepare(m: Manifolds, rows, position, inverse_mass, world_inverse_inertia) -
     """Rows, responses and effective masses of rows `rows` for the bodies' current state."""
     prepare_rows(rows, m.a, m.b, m.points, m.point, m.normal, m.tangents, position, inverse_mass,
                  world_inverse_inertia, m.normal_rows, m.normal_response, m.normal_block,
-                 m.normal_inverse, m.subset_ready, m.friction_rows, m.friction_response,
-                 m.friction_mass)
+                 m.normal_inverse, m.subset_inverse, m.subset_ready, m.friction_rows,
+                 m.friction_response, m.friction_mass)
 
 
 @njit(cache=True)
@@ -435,10 +437,11 @@ def _fill_row(row, response, d, ra, rb, inverse_mass_a, inverse_mass_b, inertia_
 @njit(cache=True)
 def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
                  world_inverse_inertia, normal_rows, normal_response, normal_block,
-                 normal_inverse, subset_ready, friction_rows, friction_response,
-                 friction_mass) -> None:
+                 normal_inverse, subset_inverse, subset_ready, friction_rows,
+                 friction_response, friction_mass) -> None:
     """Per manifold: normal and friction rows at each point, the normal block J M⁻¹ Jᵀ and its
-    pseudo-inverse, the friction rows' effective masses; subset inverses marked stale."""
+    pseudo-inverse, the friction rows' effective masses; subset inverses marked stale but the
+    whole set's, which is that pseudo-inverse (the polish and contact sets start from it)."""
     ra = np.empty(3)
     rb = np.empty(3)
     held = np.zeros(POINTS, dtype=np.bool_)
@@ -472,6 +475,9 @@ def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_
                 normal_block[p, s, t] = total
         linalg.pseudo_inverse(normal_block[p], held, CUTOFF, normal_inverse[p], work, vectors)
         subset_ready[p, :] = False
+        whole = (1 << points[p]) - 1
+        subset_inverse[p, whole] = normal_inverse[p]
+        subset_ready[p, whole] = True
 
 
 @njit(cache=True)

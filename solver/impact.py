@@ -61,8 +61,8 @@ def advance_to_impact(m: Manifolds, candidates, bodies, rotations, world_inverse
                   m.orientation_b, m.normal_impulse, m.incoming, m.friction_impulse)
         prepare_rows(row, m.a, m.b, m.points, m.point, m.normal, m.tangents, b.position,
                      b.inverse_mass, world_inverse, m.normal_rows, m.normal_response,
-                     m.normal_block, m.normal_inverse, m.subset_ready, m.friction_rows,
-                     m.friction_response, m.friction_mass)
+                     m.normal_block, m.normal_inverse, m.subset_inverse, m.subset_ready,
+                     m.friction_rows, m.friction_response, m.friction_mass)
     return remaining
 
 

@@ -157,7 +157,7 @@ def _midpoint_turn(q, momentum, inverse_inertia, h, rotation) -> bool:
     midpoint = momentum
     for _ in range(_MIDPOINT_PASSES):
         spin = _apply(inverse_inertia, midpoint)
-        turn = _cross(midpoint, spin)
+        turn = linalg.crossed(midpoint, spin)
         s = _half_step(spin, h)
         updated = (momentum[0] + s * turn[0], momentum[1] + s * turn[1],
                    momentum[2] + s * turn[2])
@@ -205,9 +205,4 @@ def _apply(matrix, v):
     return (matrix[0, 0] * v[0] + matrix[0, 1] * v[1] + matrix[0, 2] * v[2],
             matrix[1, 0] * v[0] + matrix[1, 1] * v[1] + matrix[1, 2] * v[2],
             matrix[2, 0] * v[0] + matrix[2, 1] * v[1] + matrix[2, 2] * v[2])
-
-
-@njit(cache=True)
-def _cross(u, v):
-    return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
 

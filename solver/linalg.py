@@ -77,6 +77,18 @@ def cross(u: np.ndarray, v: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def row(vectors: np.ndarray, i) -> tuple:
+    """Row i of an (N, 3) array as a tuple (see crossed)."""
+    return (vectors[i, 0], vectors[i, 1], vectors[i, 2])
+
+
+@njit(cache=True)
+def crossed(u, v) -> tuple:
+    """u × v of two 3-tuples (or rows) as a tuple: no array, so no view to reference-count."""
+    return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+
+
+@njit(cache=True)
 def norm(v: np.ndarray) -> float:
     """|v| of a 3-vector."""
     return np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])

@@ -239,14 +239,13 @@ def _push_targets(rows, a, b, points, point, normal, normal_rows, position, velo
     substep at the slop, or as much closer to it as BAUMGARTE takes a deeper one."""
     deep = False
     v12 = np.empty(12)
-    scratch = np.empty((11, 3))
     for p in rows:
         gather(velocity, angular_velocity, a[p], b[p], v12)
         for s in range(points[p]):
             excess = separation[p, s] + slop[p]
             sinking = _sinking(p, s, a[p], b[p], point, normal, position, velocity,
                                angular_velocity, shape, feature, rotations, separation,
-                               thickness, h, scratch)
+                               thickness, h)
             if sinking > 0.0:
                 leaving = 0.0
                 for k in range(12):
@@ -261,18 +260,19 @@ def _push_targets(rows, a, b, points, point, normal, normal_rows, position, velo
 
 @njit(cache=True)
 def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, shape, feature,
-             rotations, separation, thickness, h, scratch) -> float:
+             rotations, separation, thickness, h) -> float:
     """How much deeper than along its straight line point s of row p (bodies i, j) gets in
-    h: -½ h² g'' (see _push_targets; scratch (11, 3), so no point allocates), 0 where it
-    curves away; for two boxes, whose feature ids say whose face the normal is (0 for two
-    nearly parallel crossing edges), and for a sphere on a box's face. A sphere's spin only
-    turns its surface in place: its material point is its centre, r + s/2 off the contact
-    point along n (r = its thickness), so g'' gains n̈·(p_b - p_a) = -|ṅ|² n·(p_b - p_a) (the
-    demo's ball pressed 0.66 mm into the turning first domino at 10 substeps, 3.4 mm at 5).
-    Only while the boxes turn less than _ARC_TURN in h: faster (a plate spun at 30 rad/s and
-    more, whose hits the time of impact handles), the expansion is off by its third-order term
-    and lifted speculative points that were never to touch (80 such hits: 10 lost 2e-4 to 3e-2
-    of their angular momentum to those lifts)."""
+    h: -½ h² g'' (see _push_targets), 0 where it curves away; for two boxes, whose feature ids
+    say whose face the normal is (0 for two nearly parallel crossing edges), and for a sphere
+    on a box's face. A sphere's spin only turns its surface in place: its material point is
+    its centre, r + s/2 off the contact point along n (r = its thickness), so g'' gains
+    n̈·(p_b - p_a) = -|ṅ|² n·(p_b - p_a) (the demo's ball pressed 0.66 mm into the turning
+    first domino at 10 substeps, 3.4 mm at 5). Only while the boxes turn less than _ARC_TURN
+    in h: faster (a plate spun at 30 rad/s and more, whose hits the time of impact handles),
+    the expansion is off by its third-order term and lifted speculative points that were never
+    to touch (80 such hits: 10 lost 2e-4 to 3e-2 of their angular momentum to those lifts).
+    Vectors are tuples: views of scratch rows cost two atomic reference counts each, which
+    were a third of pile 64's substep driver."""
     if shape[i] == BOX and shape[j] == BOX:
         owner, ei, ej = box_feature(feature[p, s])
     elif (min(shape[i], shape[j]) == BOX and max(shape[i], shape[j]) == SPHERE
@@ -280,48 +280,48 @@ def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, sh
         owner, ei, ej = (0 if shape[i] == BOX else 1), -1, -1
     else:
         return 0.0
-    for body in (i, j):
-        if shape[body] == BOX and linalg.norm(angular_velocity[body]) * h > _ARC_TURN:
-            return 0.0
-    n = normal[p, s]
-    relative, accelerating, arm, moving, curving = (scratch[0], scratch[1], scratch[2],
-                                                    scratch[3], scratch[4])
-    turning, one, other, turned = scratch[5], scratch[6], scratch[7], scratch[8]
-    relative[:] = 0.0
-    accelerating[:] = 0.0
+    spin_a, spin_b = linalg.row(angular_velocity, i), linalg.row(angular_velocity, j)
+    if ((shape[i] == BOX and linalg.norm(spin_a) * h > _ARC_TURN)
+            or (shape[j] == BOX and linalg.norm(spin_b) * h > _ARC_TURN)):
+        return 0.0
+    n = (normal[p, s, 0], normal[p, s, 1], normal[p, s, 2])
+    relative, accelerating = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
     apart = 0.0  # n·(p_b - p_a)
     for body, sign in ((i, -1.0), (j, 1.0)):
+        spin = linalg.row(angular_velocity, body)
         # a sphere's centre: from the point midway between the surfaces, out of the box's face
         out = 0.0 if shape[body] == BOX else sign * (thickness[body] + 0.5 * separation[p, s])
+        arm = (point[p, s, 0] + out * n[0] - position[body, 0],
+               point[p, s, 1] + out * n[1] - position[body, 1],
+               point[p, s, 2] + out * n[2] - position[body, 2])
         for k in range(3):
-            arm[k] = point[p, s, k] + out * n[k] - position[body, k]
             apart += sign * out * n[k] * n[k]
-        linalg.cross(angular_velocity[body], arm, moving)
-        linalg.cross(angular_velocity[body], moving, curving)
-        for k in range(3):
-            relative[k] += sign * (velocity[body, k] + moving[k])
-            accelerating[k] += sign * curving[k]
+        moving = linalg.crossed(spin, arm)
+        curving = linalg.crossed(spin, moving)
+        relative = (relative[0] + sign * (velocity[body, 0] + moving[0]),
+                    relative[1] + sign * (velocity[body, 1] + moving[1]),
+                    relative[2] + sign * (velocity[body, 2] + moving[2]))
+        accelerating = (accelerating[0] + sign * curving[0], accelerating[1] + sign * curving[1],
+                        accelerating[2] + sign * curving[2])
     if owner >= 0:  # turning = ṅ
-        linalg.cross(angular_velocity[j if owner else i], n, turning)
+        turning = linalg.crossed(spin_b if owner else spin_a, n)
     else:
-        ea, eb = scratch[9], scratch[10]  # the edges' axes (contiguous: one variant of cross)
-        ea[:] = rotations[i][:, ei]
-        eb[:] = rotations[j][:, ej]
-        linalg.cross(ea, eb, arm)  # across both edges
-        length = linalg.norm(arm)
+        ea = (rotations[i, 0, ei], rotations[i, 1, ei], rotations[i, 2, ei])
+        eb = (rotations[j, 0, ej], rotations[j, 1, ej], rotations[j, 2, ej])
+        across = linalg.crossed(ea, eb)  # across both edges
+        length = linalg.norm(across)
         if length < _PARALLEL:
             return 0.0
-        sign = 1.0 if arm[0] * n[0] + arm[1] * n[1] + arm[2] * n[2] >= 0.0 else -1.0
-        linalg.cross(angular_velocity[i], ea, turned)
-        linalg.cross(turned, eb, one)
-        linalg.cross(angular_velocity[j], eb, turned)
-        linalg.cross(ea, turned, other)
+        sign = 1.0 if across[0] * n[0] + across[1] * n[1] + across[2] * n[2] >= 0.0 else -1.0
+        one = linalg.crossed(linalg.crossed(spin_a, ea), eb)
+        other = linalg.crossed(ea, linalg.crossed(spin_b, eb))
+        summed = (one[0] + other[0], one[1] + other[1], one[2] + other[2])
         along = 0.0
         for k in range(3):
-            turning[k] = one[k] + other[k]
-            along += turning[k] * n[k]
-        for k in range(3):
-            turning[k] = sign * (turning[k] - along * n[k]) / length
+            along += summed[k] * n[k]
+        turning = (sign * (summed[0] - along * n[0]) / length,
+                   sign * (summed[1] - along * n[1]) / length,
+                   sign * (summed[2] - along * n[2]) / length)
     second = 0.0
     for k in range(3):
         second += (n[k] * accelerating[k] + 2.0 * turning[k] * relative[k]
@@ -348,7 +348,6 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
         for p in rows:
             gather(velocity, angular_velocity, a[p], b[p], v12)
             count = points[p]
-            impulse = normal_impulse[p]
             pulling = False
             for s in range(count):
                 vn = 0.0
@@ -356,22 +355,22 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                     vn += normal_rows[p, s, k] * v12[k]
                 error[s] = vn + offset[p, s]
             for s in range(count):
-                total = impulse[s]
+                total = normal_impulse[p, s]
                 for t in range(count):
                     total -= normal_inverse[p, s, t] * error[t]
                 new[s] = total
                 pulling |= total < 0.0
             if pulling:
-                _complementary(p, count, impulse, error, normal_block, subset_inverse,
+                _complementary(p, count, normal_impulse, error, normal_block, subset_inverse,
                                subset_ready, new, scratch, flags, work, vectors)
             for s in range(count):
-                change = new[s] - impulse[s]
+                change = new[s] - normal_impulse[p, s]
                 for k in range(12):
                     v12[k] += change * normal_response[p, s, k]
-                impulse[s] = new[s]
+                normal_impulse[p, s] = new[s]
             if with_friction:
                 for s in range(count):
-                    _friction(p, s, v12, friction[p] * impulse[s], friction_rows,
+                    _friction(p, s, v12, friction[p] * normal_impulse[p, s], friction_rows,
                               friction_response, friction_mass, friction_impulse)
             scatter(v12, velocity, angular_velocity, a[p], b[p])
 
@@ -407,18 +406,18 @@ def _complementary(p, count, old, error, block, subset_inverse, subset_ready, ou
     many pivots as there are sets, projected Gauss–Seidel on the block takes over, whose
     impulses stay bounded (clamping the last set's solution instead handed out the 10^5 N s of
     such a nearly singular pair and flung a hull at 100 m/s). Block pseudo-inverses of each
-    set are worked out once per substep."""
+    set are worked out once per substep; old (P, 4) holds the rows' accumulated impulses."""
     q, impulse = scratch[0], scratch[1]
     pushing, solved, live = flags[0], flags[1], flags[2]
     largest = 0.0
     for s in range(POINTS):
         total = error[s] if s < count else 0.0
         for t in range(count):
-            total -= block[p, s, t] * old[t]
+            total -= block[p, s, t] * old[p, t]
         q[s] = total
         largest = max(largest, abs(total))
         live[s] = block[p, s, s] > 0.0
-        pushing[s] = s < count and old[s] > 0.0
+        pushing[s] = s < count and old[p, s] > 0.0
         solved[s] = pushing[s]
         impulse[s] = 0.0
     tolerance = _SINKING_TOLERANCE * (largest + _TINY)

@@ -80,7 +80,8 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
             linalg.sandwich(rotations[i], inverse_inertia[i], world_inverse[i])
         prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
                      world_inverse, normal_rows, normal_response, normal_block, normal_inverse,
-                     subset_ready, friction_rows, friction_response, friction_mass)
+                     subset_inverse, subset_ready, friction_rows, friction_response,
+                     friction_mass)
         if impulse:
             candidates = _closing_free_rows(rows, a, b, shape, dynamic, isolated, points,
                                             separation, normal, normal_rows, velocity,

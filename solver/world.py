@@ -605,7 +605,7 @@ def escaped(position, orientation, velocity, angular_velocity, radius, speculati
         moved = 0.0
         for k in range(3):
             moved += (position[i, k] - start_position[i, k]) ** 2
-        moved = np.sqrt(moved) + turned(orientation[i], start_orientation[i]) * radius[i]
+        moved = np.sqrt(moved) + turned(orientation, i, start_orientation, i) * radius[i]
         ahead = ((linalg.norm(velocity[i]) + linalg.norm(angular_velocity[i]) * radius[i]) * h
                  + fall + speculative[i])
         if moved + ahead > reach[i]:

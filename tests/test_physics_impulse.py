@@ -200,7 +200,8 @@ def test_warm_start_that_would_add_energy_is_scaled_to_its_best_fraction(approac
     friction_response = np.zeros((1, POINTS, 2, 12))
     prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
                  world_inverse, normal_rows, normal_response, np.zeros((1, POINTS, POINTS)),
-                 np.zeros((1, POINTS, POINTS)), np.zeros((1, 1 << POINTS), dtype=np.bool_),
+                 np.zeros((1, POINTS, POINTS)), np.zeros((1, 1 << POINTS, POINTS, POINTS)),
+                 np.zeros((1, 1 << POINTS), dtype=np.bool_),
                  friction_rows, friction_response, np.zeros((1, POINTS, 2)))
     impulse = np.zeros((1, POINTS))
     impulse[0, 0] = previous
@@ -242,7 +243,7 @@ def test_sinking_of_a_corner_on_a_turning_face_is_half_h_squared_c_omega_squared
         feature[0, 0] = 6 * 6 * 64  # a face of the second box
     rotations = np.stack([np.eye(3), np.eye(3)])
     sinking = _sinking(0, 0, 0, 1, point, normal, position, velocity, spin, shape, feature,
-                       rotations, np.zeros((1, POINTS)), np.ones(2), h, np.empty((9, 3)))
+                       rotations, np.zeros((1, POINTS)), np.ones(2), h)
     if whose == "still":
         assert sinking == 0.0
         return
@@ -281,7 +282,7 @@ def test_sinking_of_a_still_sphere_on_a_turning_face_is_half_h_squared_c_plus_r_
     feature = np.full((1, POINTS), 1 + 3 * 1 + 9 * 2, dtype=np.int64)  # beyond the top face
     rotations = np.stack([np.eye(3), np.eye(3)])
     sinking = _sinking(0, 0, 0, 1, point, normal, position, velocity, spin, shape, feature,
-                       rotations, np.zeros((1, POINTS)), thickness, h, np.empty((9, 3)))
+                       rotations, np.zeros((1, POINTS)), thickness, h)
     turn = rate * h
     exact = x0 * (turn - np.sin(turn)) + (c + r) * (1.0 - np.cos(turn))
     assert sinking == pytest.approx(0.5 * (c + r) * turn ** 2, rel=1e-12)

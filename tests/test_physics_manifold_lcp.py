@@ -19,7 +19,7 @@ ERROR = np.array([9.589689143507155, -0.8041601033964874, -4.228499200419105, 1.
 
 def test_nearly_singular_block_gets_its_unique_complementary_solution():
     out = np.empty(POINTS)
-    _complementary(0, 4, np.zeros(POINTS), ERROR.copy(), BLOCK[None].copy(),
+    _complementary(0, 4, np.zeros((1, POINTS)), ERROR.copy(), BLOCK[None].copy(),
                    np.zeros((1, 1 << POINTS, POINTS, POINTS)),
                    np.zeros((1, 1 << POINTS), dtype=np.bool_), out, np.empty((2, POINTS)),
                    np.empty((3, POINTS), dtype=np.bool_), np.empty((POINTS, POINTS)),
