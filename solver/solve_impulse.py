@@ -275,7 +275,7 @@ def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, sh
     were a third of pile 64's substep driver."""
     if shape[i] == BOX and shape[j] == BOX:
         owner, ei, ej = box_feature(feature[p, s])
-    elif (min(shape[i], shape[j]) == BOX and max(shape[i], shape[j]) == SPHERE
+    elif (((shape[i] == BOX and shape[j] == SPHERE) or (shape[i] == SPHERE and shape[j] == BOX))
           and sphere_on_face(feature[p, s])):
         owner, ei, ej = (0 if shape[i] == BOX else 1), -1, -1
     else:
@@ -287,8 +287,7 @@ def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, sh
     n = (normal[p, s, 0], normal[p, s, 1], normal[p, s, 2])
     relative, accelerating = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
     apart = 0.0  # n·(p_b - p_a)
-    for body, sign in ((i, -1.0), (j, 1.0)):
-        spin = linalg.row(angular_velocity, body)
+    for body, sign, spin in ((i, -1.0, spin_a), (j, 1.0, spin_b)):
         # a sphere's centre: from the point midway between the surfaces, out of the box's face
         out = 0.0 if shape[body] == BOX else sign * (thickness[body] + 0.5 * separation[p, s])
         arm = (point[p, s, 0] + out * n[0] - position[body, 0],
