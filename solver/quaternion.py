@@ -64,43 +64,46 @@ def to_matrix(q: np.ndarray) -> np.ndarray:
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz = x * y, x * z, y * z
     wx, wy, wz = w * x, w * y, w * z
-    rows = [
-        [1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy)],
-        [2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx)],
-        [2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy)],
-    ]
-    return np.stack([np.stack(r, axis=-1) for r in rows], axis=-2)
+    m = np.empty((*q.shape[:-1], 3, 3))  # filled in place: one array, not nested stacks
+    m[..., 0, 0] = 1 - 2 * (yy + zz)
+    m[..., 0, 1] = 2 * (xy - wz)
+    m[..., 0, 2] = 2 * (xz + wy)
+    m[..., 1, 0] = 2 * (xy + wz)
+    m[..., 1, 1] = 1 - 2 * (xx + zz)
+    m[..., 1, 2] = 2 * (yz - wx)
+    m[..., 2, 0] = 2 * (xz - wy)
+    m[..., 2, 1] = 2 * (yz + wx)
+    m[..., 2, 2] = 1 - 2 * (xx + yy)
+    return m
 
 
 def from_matrix(m: np.ndarray) -> np.ndarray:
     """Unit quaternions (w >= 0) of rotation matrices, by Shepperd's method.
 
-    The largest of the trace and the three diagonal entries picks the formula, so the square root
-    is never taken of a small, cancellation-prone number.
+    Row k of the symmetric matrix K holds 4 q_k q (its diagonal 4 q_k²), so q = K[k] / (4 |q_k|).
+    The row with the largest diagonal is used, so the square root is never taken of a small,
+    cancellation-prone number.
     """
     m = np.asarray(m, dtype=float)
     m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
-    d10 = m[..., 1, 0] - m[..., 0, 1]
-    d02 = m[..., 0, 2] - m[..., 2, 0]
-    d21 = m[..., 2, 1] - m[..., 1, 2]
-    s01 = m[..., 0, 1] + m[..., 1, 0]
-    s02 = m[..., 0, 2] + m[..., 2, 0]
-    s12 = m[..., 1, 2] + m[..., 2, 1]
+    k = np.empty((*m.shape[:-2], 4, 4))
     trace = m00 + m11 + m22
-    pivots = np.stack([1 + trace, 1 + m00 - m11 - m22, 1 + m11 - m00 - m22, 1 + m22 - m00 - m11])
-    s = 2.0 * np.sqrt(np.maximum(pivots, 1e-300))
-    candidates = np.stack(
-        [
-            np.stack([s[0] / 4, d21 / s[0], d02 / s[0], d10 / s[0]], axis=-1),
-            np.stack([d21 / s[1], s[1] / 4, s01 / s[1], s02 / s[1]], axis=-1),
-            np.stack([d02 / s[2], s01 / s[2], s[2] / 4, s12 / s[2]], axis=-1),
-            np.stack([d10 / s[3], s02 / s[3], s12 / s[3], s[3] / 4], axis=-1),
-        ]
-    )
-    choice = np.argmax(pivots, axis=0)
-    q = np.take_along_axis(candidates, choice[None, ..., None], axis=0)[0]
-    q = np.where(q[..., :1] < 0.0, -q, q)
-    return normalize(q)
+    k[..., 0, 0] = 1 + trace
+    k[..., 1, 1] = 1 + m00 - m11 - m22
+    k[..., 2, 2] = 1 + m11 - m00 - m22
+    k[..., 3, 3] = 1 + m22 - m00 - m11
+    for i, j, value in ((0, 1, m[..., 2, 1] - m[..., 1, 2]), (0, 2, m[..., 0, 2] - m[..., 2, 0]),
+                        (0, 3, m[..., 1, 0] - m[..., 0, 1]), (1, 2, m[..., 0, 1] + m[..., 1, 0]),
+                        (1, 3, m[..., 0, 2] + m[..., 2, 0]), (2, 3, m[..., 1, 2] + m[..., 2, 1])):
+        k[..., i, j] = k[..., j, i] = value
+    diagonal = np.diagonal(k, axis1=-2, axis2=-1)
+    choice = np.argmax(diagonal, axis=-1)[..., None]
+    s = 2.0 * np.sqrt(np.maximum(np.take_along_axis(diagonal, choice, axis=-1), 1e-300))
+    q = np.take_along_axis(k, choice[..., None], axis=-2)[..., 0, :] / s
+    np.put_along_axis(q, choice, s / 4, axis=-1)  # 4 q_k² / (4 |q_k|), rounded as |q_k| is
+    norm = np.linalg.norm(q, axis=-1, keepdims=True)  # > 0: |q_k| is at least 1/2
+    q /= np.where(q[..., :1] < 0.0, -norm, norm)  # unit length, w >= 0
+    return q
 
 
 def from_axis_angle(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:

@@ -56,8 +56,9 @@ def _curves(obj) -> list:
 def key_hash(scene, names: list[str]) -> str:
     """SHA-256 of the location and rotation keys (frame, value) of the named objects."""
     digest = hashlib.sha256()
+    in_scene = {obj.name: obj for obj in scene.objects}  # one pass, not a search per name
     for name in sorted(names):
-        curves = [c for c in _curves(scene.objects[name]) if c.data_path in KEYED_PATHS]
+        curves = [c for c in _curves(in_scene[name]) if c.data_path in KEYED_PATHS]
         for curve in sorted(curves, key=lambda c: (c.data_path, c.array_index)):
             co = np.empty(len(curve.keyframe_points) * 2, dtype=np.float32)
             curve.keyframe_points.foreach_get("co", co)

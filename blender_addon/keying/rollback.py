@@ -94,8 +94,9 @@ class Journal:
         self._objects = [_record(obj) for obj in objects]
 
     def rollback(self) -> None:
+        objects = {obj.name: obj for obj in bpy.data.objects}  # one pass, not a search per name
         for record in self._objects:
-            obj = bpy.data.objects[record.name]
+            obj = objects[record.name]
             for action, identifier, saved in record.curves:
                 _put_curves(action, identifier, saved)
             if record.had_animation_data:

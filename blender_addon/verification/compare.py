@@ -375,8 +375,9 @@ def add_ghosts(scene, comparison: Comparison) -> list:
     collection = own_collection(scene, GHOSTS_NAME)
     frames = comparison.frame_start + np.arange(comparison.frames + 1)
     ghosts = []
+    in_scene = {obj.name: obj for obj in scene.objects}  # one pass, not a search per name
     for name, matrices in comparison.ghost_matrices.items():
-        source = scene.objects[name]
+        source = in_scene[name]
         ghost = bpy.data.objects.new(f"{name} (built-in)", source.data)
         collection.objects.link(ghost)
         ghost.display_type = "WIRE"
