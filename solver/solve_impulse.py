@@ -340,7 +340,10 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
            sweeps, with_friction) -> None:
     """`sweeps` passes over the manifolds: drive v_n + offset to zero with impulses >= 0 (the
     block solve, or its complementarity problem where that would pull), then, if asked,
-    friction point by point within the Coulomb disc |λ_t| <= μ λ_n."""
+    friction point by point within the Coulomb disc |λ_t| <= μ λ_n.
+
+    A manifold with no velocity, impulse or target (_idle) is passed over: its solve would
+    change nothing (most of the push-out's, far from the deep points)."""
     v12 = np.empty(12)
     error = np.empty(POINTS)
     new = np.empty(POINTS)
@@ -352,6 +355,8 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
         for p in rows:
             gather(velocity, angular_velocity, a[p], b[p], v12)
             count = points[p]
+            if _idle(p, count, v12, normal_impulse, friction_impulse, offset, with_friction):
+                continue
             pulling = False
             for s in range(count):
                 vn = 0.0
@@ -377,6 +382,23 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                     _friction(p, s, v12, friction[p] * normal_impulse[p, s], friction_rows,
                               friction_response, friction_mass, friction_impulse)
             scatter(v12, velocity, angular_velocity, a[p], b[p])
+
+
+@njit(cache=True, inline="always")  # per manifold per sweep, as _friction
+def _idle(p, count, v12, normal_impulse, friction_impulse, offset, with_friction) -> bool:
+    """Whether manifold p's velocities, impulses (friction's too, if solved) and targets are
+    all zero. Its sweep would then leave them so, exactly: v_n sums zero products from +0, so
+    the impulses stay +0, and so does friction (at limit 0 its clamp scales 0 by 0)."""
+    for k in range(12):
+        if v12[k] != 0.0:
+            return False
+    for s in range(count):
+        if normal_impulse[p, s] != 0.0 or offset[p, s] != 0.0:
+            return False
+        if with_friction and (friction_impulse[p, s, 0] != 0.0
+                              or friction_impulse[p, s, 1] != 0.0):
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")  # per point per sweep: a call passing four arrays cost 10 %
