@@ -286,6 +286,9 @@ def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, sh
     else:
         return 0.0
     spin_a, spin_b = linalg.row(angular_velocity, i), linalg.row(angular_velocity, j)
+    if (spin_a[0] == 0.0 and spin_a[1] == 0.0 and spin_a[2] == 0.0 and spin_b[0] == 0.0
+            and spin_b[1] == 0.0 and spin_b[2] == 0.0):
+        return 0.0  # neither turns, so nothing curves (a settled pile's points: its bodies rest)
     if ((shape[i] == BOX and linalg.norm(spin_a) * h > _ARC_TURN)
             or (shape[j] == BOX and linalg.norm(spin_b) * h > _ARC_TURN)):
         return 0.0
