@@ -11,6 +11,7 @@ from numba import njit
 # Jacobi sweeps for a 4×4 symmetric matrix: it converges quadratically, so a handful of sweeps
 # reach rounding; the loop stops earlier once the off-diagonal part is negligible.
 _JACOBI_SWEEPS = 12
+_BLOCK = 4  # a manifold's points (constraints.POINTS): a constant, so the loops unroll
 
 
 @njit(cache=True)
@@ -112,7 +113,7 @@ def pseudo_inverse(block: np.ndarray, held: np.ndarray, cutoff: float, out: np.n
     """out (4, 4) = pseudo-inverse of the symmetric block restricted to the `held` points (zero
     rows and columns elsewhere); eigenvalues at most `cutoff` times the largest count as zero.
     work and vectors are (4, 4) scratch. Cyclic Jacobi rotations diagonalise the block."""
-    size = block.shape[0]
+    size = _BLOCK
     for i in range(size):
         for j in range(size):
             work[i, j] = block[i, j] if held[i] and held[j] else 0.0

@@ -47,6 +47,11 @@ CAUGHT_TOLERANCE = 0.25  # of the substep's approach distance
 # substep of its approach was overlapped before the substep began: it does not bounce.
 OVERLAPPED_SLOPS = 2.0
 _TINY = np.finfo(float).tiny
+# _friction's test for a point inside the disc: |λ_t|² <= limit² (1 - 1e-9) puts the rounded
+# |λ_t| at or below limit whatever the rounding of the squares, for limits whose square is a
+# normal float (above 1e-150).
+_INSIDE = 1.0 - 1e-9
+_NORMAL_LIMIT = 1e-150
 # Pulling tolerated in a contact set (rounding), relative to the largest impulse; and sinking,
 # relative to the largest velocity error: the pseudo-inverse drops modes below CUTOFF of the
 # strongest, which leaves errors of about that size that no choice of points can remove.
@@ -281,6 +286,9 @@ def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, sh
     else:
         return 0.0
     spin_a, spin_b = linalg.row(angular_velocity, i), linalg.row(angular_velocity, j)
+    if (spin_a[0] == 0.0 and spin_a[1] == 0.0 and spin_a[2] == 0.0 and spin_b[0] == 0.0
+            and spin_b[1] == 0.0 and spin_b[2] == 0.0):
+        return 0.0  # neither turns, so nothing curves (a settled pile's points: its bodies rest)
     if ((shape[i] == BOX and linalg.norm(spin_a) * h > _ARC_TURN)
             or (shape[j] == BOX and linalg.norm(spin_b) * h > _ARC_TURN)):
         return 0.0
@@ -335,7 +343,10 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
            sweeps, with_friction) -> None:
     """`sweeps` passes over the manifolds: drive v_n + offset to zero with impulses >= 0 (the
     block solve, or its complementarity problem where that would pull), then, if asked,
-    friction point by point within the Coulomb disc |λ_t| <= μ λ_n."""
+    friction point by point within the Coulomb disc |λ_t| <= μ λ_n.
+
+    A manifold with no velocity, impulse or target (_idle) is passed over: its solve would
+    change nothing (most of the push-out's, far from the deep points)."""
     v12 = np.empty(12)
     error = np.empty(POINTS)
     new = np.empty(POINTS)
@@ -347,6 +358,8 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
         for p in rows:
             gather(velocity, angular_velocity, a[p], b[p], v12)
             count = points[p]
+            if _idle(p, count, v12, normal_impulse, friction_impulse, offset, with_friction):
+                continue
             pulling = False
             for s in range(count):
                 vn = 0.0
@@ -374,9 +387,29 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
             scatter(v12, velocity, angular_velocity, a[p], b[p])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # per manifold per sweep, as _friction
+def _idle(p, count, v12, normal_impulse, friction_impulse, offset, with_friction) -> bool:
+    """Whether manifold p's velocities, impulses (friction's too, if solved) and targets are
+    all zero. Its sweep would then leave them so, exactly: v_n sums zero products from +0, so
+    the impulses stay +0, and so does friction (at limit 0 its clamp scales 0 by 0)."""
+    for k in range(12):
+        if v12[k] != 0.0:
+            return False
+    for s in range(count):
+        if normal_impulse[p, s] != 0.0 or offset[p, s] != 0.0:
+            return False
+        if with_friction and (friction_impulse[p, s, 0] != 0.0
+                              or friction_impulse[p, s, 1] != 0.0):
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")  # per point per sweep: a call passing four arrays cost 10 %
 def _friction(p, s, v12, limit, rows, response, mass, impulse) -> None:
-    """Stop the sliding at point s within the Coulomb disc |λ_t| <= limit = μ λ_n."""
+    """Stop the sliding at point s within the Coulomb disc |λ_t| <= limit = μ λ_n.
+
+    Inside the disc, clear of its edge (a sticking point, most of a resting pile's), the
+    clamp's scale is limit / limit = 1 exactly, so its square root and division are skipped."""
     old0, old1 = impulse[p, s, 0], impulse[p, s, 1]
     slide0, slide1 = 0.0, 0.0
     for k in range(12):
@@ -384,10 +417,11 @@ def _friction(p, s, v12, limit, rows, response, mass, impulse) -> None:
         slide1 += rows[p, s, 1, k] * v12[k]
     new0 = old0 - mass[p, s, 0] * slide0
     new1 = old1 - mass[p, s, 1] * slide1
-    length = np.sqrt(new0 * new0 + new1 * new1)
-    scale = limit / max(max(length, limit), _TINY)
-    new0 *= scale
-    new1 *= scale
+    squared = new0 * new0 + new1 * new1
+    if not (limit >= _NORMAL_LIMIT and squared <= limit * limit * _INSIDE):
+        scale = limit / max(max(np.sqrt(squared), limit), _TINY)
+        new0 *= scale
+        new1 *= scale
     for k in range(12):
         v12[k] += (new0 - old0) * response[p, s, 0, k] + (new1 - old1) * response[p, s, 1, k]
     impulse[p, s, 0], impulse[p, s, 1] = new0, new1
