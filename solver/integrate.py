@@ -54,7 +54,7 @@ def integrate_velocities(velocity, angular_velocity, inverse_mass, drag, lift, l
                 angular_velocity[i, k] *= turn
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own
 def integrate_positions(position, orientation, velocity, angular_velocity, inertia,
                         inverse_inertia, mass, awake, step, share, pseudo_velocity,
                         pseudo_angular_velocity, gravity) -> float:

@@ -48,7 +48,7 @@ _ROUNDING = 1e-12  # energy change counted as none, relative to its terms
 _TINY = np.finfo(float).tiny
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own
 def polish(rows, a, b, points, normal_rows, normal_response, normal_block, subset_inverse,
            subset_ready, normal_impulse, offset, velocity, angular_velocity, limit) -> int:
     """Solve the velocity errors v_n + offset of the touching (offset 0), pushing points of rows

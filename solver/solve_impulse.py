@@ -225,7 +225,7 @@ def remember_incoming(rows, points, separation, slop, normal_impulse, incoming) 
                 incoming[p, s] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own
 def _push_targets(rows, a, b, points, point, normal, normal_rows, position, velocity,
                   angular_velocity, shape, thickness, feature, rotations, separation, slop, h,
                   target) -> bool:

@@ -8,7 +8,10 @@ push-out of solve_impulse, and rolling resistance (for the penalty method its sp
 positions and orientations, their rotation matrices and the substep's contact statistics. Two
 rare cases need Python (the narrow phase of a free pair at its time of impact, and CCD's
 time of impact): the driver then stops before them and says so (IMPACT, CCD), and the world
-does that part and goes on with `finish` or `move`, the driver's own later phases.
+does that part and goes on with the driver's own later phases: `substep` again with `resume`
+(the response and motion only) or `move`. One kernel with a flag rather than a second kernel
+for the later phases: numba links every kernel's callees into its module and optimises and
+emits them again, so a second entry point compiled the whole response code twice.
 """
 
 import numpy as np
@@ -62,7 +65,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
             normal_rows, normal_response, normal_block, normal_inverse, subset_inverse,
             subset_ready, friction_rows, friction_response, friction_mass, normal_impulse,
             friction_impulse, feature, rotations, world_inverse, pseudo, left, omega, zeta,
-            gravity, h, sweeps, impulse):
+            gravity, h, sweeps, impulse, resume):
     """Velocities, contact rows, response and motion of one substep (module notes) on contact
     rows `rows`: the bodies' arrays (body_arrays), the manifolds' (row_arrays), rotations and
     world_inverse (N, 3, 3), rewritten; pseudo (2, N, 3), room for the push-out's
@@ -70,49 +73,30 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
     penalty method's springs (impulse False; empty otherwise). Arrays, not tuples: numba types
     an array argument in C but a tuple in Python, which cost 100 µs a call.
 
-    Returns what finish returns and the candidates of `advance_to_impact`: when there are
-    any, the stage is IMPACT and nothing after prepare has run (the world moves those pairs to
-    their time of impact, then calls finish)."""
-    integrate_velocities(velocity, angular_velocity, inverse_mass, drag, lift, linear_damping,
-                         angular_damping, awake, gravity, h)
-    if len(rows):
-        for i in range(len(rotations)):
-            linalg.sandwich(rotations[i], inverse_inertia[i], world_inverse[i])
-        prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
-                     world_inverse, normal_rows, normal_response, normal_block, normal_inverse,
-                     subset_inverse, subset_ready, friction_rows, friction_response,
-                     friction_mass)
-        if impulse:
-            candidates = _closing_free_rows(rows, a, b, shape, dynamic, isolated, points,
-                                            separation, normal, normal_rows, velocity,
-                                            angular_velocity, radius, gravity, h)
-            if len(candidates):
-                return IMPACT, False, 0.0, np.int64(0), 0.0, candidates
-    stage, deep, work, touching, deepest = finish(
-        rows, position, orientation, velocity, angular_velocity, mass, inverse_mass, inertia,
-        inverse_inertia, drag, lift, linear_damping, angular_damping, rolling_resistance, shape,
-        dynamic, awake, radius, thickness, a, b, points, point, normal, tangents, separation, slop,
-        restitution, friction, isolated, thin, incoming, bias, rebound_bias, normal_rows,
-        normal_response, normal_block, normal_inverse, subset_inverse, subset_ready, friction_rows,
-        friction_response, friction_mass, normal_impulse, friction_impulse, feature, rotations,
-        world_inverse, pseudo, left, omega, zeta, gravity, h, sweeps, impulse)
-    return stage, deep, work, touching, deepest, np.empty(0, dtype=np.int64)
-
-
-@njit(cache=True)
-def finish(rows, position, orientation, velocity, angular_velocity, mass, inverse_mass, inertia,
-           inverse_inertia, drag, lift, linear_damping, angular_damping, rolling_resistance, shape,
-           dynamic, awake, radius, thickness, a, b, points, point, normal, tangents, separation,
-           slop, restitution, friction, isolated, thin, incoming, bias, rebound_bias, normal_rows,
-           normal_response, normal_block, normal_inverse, subset_inverse, subset_ready,
-           friction_rows, friction_response, friction_mass, normal_impulse, friction_impulse,
-           feature, rotations, world_inverse, pseudo, left, omega, zeta, gravity, h, sweeps,
-           impulse):
-    """The response on the prepared rows `rows`, then `move` with each body's share `left` of
-    the substep (arguments as substep's). Returns (DONE, whether anything was pushed out,
-    push-out work, contact count, deepest penetration), or (CCD, pushed, 0, 0, 0) when a body
-    moves fast enough for CCD: the world then calls move itself, with pseudo[:, :N] if
-    pushed."""
+    Returns (DONE, whether anything was pushed out, push-out work, contact count, deepest
+    penetration, no candidates), or (CCD, pushed, 0, 0, 0, none) when a body moves fast
+    enough for CCD: the world then calls move itself, with pseudo[:, :N] if pushed; or
+    (IMPACT, ..., the candidates of `advance_to_impact`) with nothing after prepare run: the
+    world moves those pairs to their time of impact, then calls substep again with resume
+    True, which skips the velocities and prepare (those rows are prepared again there) and
+    runs the response on the prepared rows, then `move` with each body's share `left`."""
+    no_candidates = np.empty(0, dtype=np.int64)
+    if not resume:
+        integrate_velocities(velocity, angular_velocity, inverse_mass, drag, lift, linear_damping,
+                             angular_damping, awake, gravity, h)
+        if len(rows):
+            for i in range(len(rotations)):
+                linalg.sandwich(rotations[i], inverse_inertia[i], world_inverse[i])
+            prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
+                         world_inverse, normal_rows, normal_response, normal_block, normal_inverse,
+                         subset_inverse, subset_ready, friction_rows, friction_response,
+                         friction_mass)
+            if impulse:
+                candidates = _closing_free_rows(rows, a, b, shape, dynamic, isolated, points,
+                                                separation, normal, normal_rows, velocity,
+                                                angular_velocity, radius, gravity, h)
+                if len(candidates):
+                    return IMPACT, False, 0.0, np.int64(0), 0.0, candidates
     count = len(position)
     pushed = np.zeros((0, 3))
     pushed_spin = np.zeros((0, 3))
@@ -161,14 +145,14 @@ def finish(rows, position, orientation, velocity, angular_velocity, mass, invers
                        friction_spring, velocity, angular_velocity)
     step = np.empty(count)
     if fast_bodies(velocity, angular_velocity, radius, thickness, awake, h, step):
-        return CCD, len(pushed) > 0, 0.0, np.int64(0), 0.0
+        return CCD, len(pushed) > 0, 0.0, np.int64(0), 0.0, no_candidates
     for i in range(count):
         step[i] = h * left[i]
     work, touching, deepest = move(rows, position, orientation, velocity, angular_velocity,
                                    inertia, inverse_inertia, mass, awake, step, step, pushed,
                                    pushed_spin, gravity, rotations, points, separation,
                                    normal_impulse)
-    return DONE, len(pushed) > 0, work, touching, deepest
+    return DONE, len(pushed) > 0, work, touching, deepest, no_candidates
 
 
 @njit(cache=True)

@@ -94,7 +94,7 @@ def _spin_bounds(q, w, inertia, inverse_inertia, free):
     return upper * momentum, 0.5 * upper * (upper - lower) * momentum * momentum
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own
 def pair_time_of_impact(shape, centers, orientations, half_extents, v, w, offsets, inertia,
                         inverse_inertia, free, i, j, t_max, target, tables):
     """First time in [0, t_max] at which the gap of bodies i and j reaches `target` by

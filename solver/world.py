@@ -48,7 +48,7 @@ from .kinematic import Paths, rotation_rate
 from .materials import check_rule
 from .shapes import BOX, SPHERE
 from .sinking import sinking_targets
-from .substep import CCD, IMPACT, body_arrays, fast_bodies, finish, move, row_arrays, substep
+from .substep import CCD, IMPACT, body_arrays, fast_bodies, move, row_arrays, substep
 from .toi import time_of_impact_batch
 from .trajectory import Cancelled, Snapshot, Trajectory
 
@@ -242,11 +242,11 @@ class World:
                      rotations, world_inverse, pseudo)
             springs = _NO_SPRINGS if impulse else self._springs(contacts)
             stage, deep, work, count, deepest, candidates = substep(
-                *state, left, *springs, self.gravity, h, self.iterations, impulse)
+                *state, left, *springs, self.gravity, h, self.iterations, impulse, False)
             if stage == IMPACT:
                 left = advance_to_impact(contacts, candidates, b, rotations, world_inverse, h)
-                stage, deep, work, count, deepest = finish(*state, left, *springs, self.gravity,
-                                                           h, self.iterations, impulse)
+                stage, deep, work, count, deepest, _ = substep(
+                    *state, left, *springs, self.gravity, h, self.iterations, impulse, True)
             if stage == CCD:
                 pushed = len(b) if deep else 0
                 share = h * left  # what each body had to move; CCD lets it move step of it

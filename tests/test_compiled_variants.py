@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Deliberate: the time of impact without part tables (None: boxes and spheres only, which leaves
 # the part-by-part narrow phase uncompiled) and with them; |v| of a 3-vector held in an array or,
 # where the integrator keeps it allocation-free, in a tuple.
-DELIBERATE = {"toi._all_times", "toi.pair_time_of_impact", "linalg.norm"}
+DELIBERATE = {"toi._all_times", "linalg.norm"}
 
 PROBE = """
 import importlib, pkgutil
