@@ -94,7 +94,8 @@ class Journal:
         self._objects = [_record(obj) for obj in objects]
 
     def rollback(self) -> None:
-        objects = {obj.name: obj for obj in bpy.data.objects}  # one pass, not a search per name
+        # one pass over the objects, not a search per name
+        objects: dict = {obj.name: obj for obj in bpy.data.objects}
         for record in self._objects:
             obj = objects[record.name]
             for action, identifier, saved in record.curves:
