@@ -35,6 +35,7 @@ from . import linalg
 from .constraints import CUTOFF, POINTS, apply_impulses, gather, scatter
 from .manifold import box_feature, sphere_on_face
 from .shapes import BOX, SPHERE
+from .sleep import _root
 
 # Approach speed below which contacts do not bounce, so resting bodies do not buzz under
 # gravity (which adds g h ≈ 0.04 m/s per 240 Hz substep).
@@ -250,6 +251,65 @@ def bounce_ceilings(rows, points, restitution, normal_impulse, ceiling) -> None:
         for s in range(points[p]):
             if ceiling[p, s] < np.inf:
                 ceiling[p, s] = normal_impulse[p, s] + e * (ceiling[p, s] + normal_impulse[p, s])
+
+
+@njit(cache=True)
+def _unheld(rows, a, b, points, dynamic) -> np.ndarray:
+    """(N,) True for the dynamic bodies whose island (dynamic bodies joined by the rows' points)
+    touches no static or kinematic body."""
+    label = np.arange(len(dynamic))
+    for p in rows:
+        if points[p] and dynamic[a[p]] and dynamic[b[p]]:
+            root_a, root_b = _root(label, a[p]), _root(label, b[p])
+            label[max(root_a, root_b)] = min(root_a, root_b)
+    free = dynamic.copy()
+    for p in rows:
+        if points[p] and not (dynamic[a[p]] and dynamic[b[p]]):
+            free[_root(label, a[p] if dynamic[a[p]] else b[p])] = False
+    for i in range(len(dynamic)):
+        free[i] = dynamic[i] and free[_root(label, i)]
+    return free
+
+
+@njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own
+def _curving_targets(rows, a, b, points, point, normal, normal_rows, position, velocity,
+                     angular_velocity, shape, thickness, feature, rotations, separation, slop,
+                     dynamic, h, bias, rebound_bias) -> bool:
+    """Let the bounce pass part a touching point that the substep's turns will sink (see
+    _push_targets) at the speed w that carries it out by that much in h, at most its
+    approach u before the solve; whether any point got such a target.
+
+    A corner of a box turning against another box's face (two boxes knocked into a spin
+    together) curves into it: held at v_n = 0, the point ends each substep ½ h² g'' deeper,
+    approaches again at h g'' in the next, and the push-out holds it at the slop, moving the
+    bodies without their momentum, which turned their angular momentum (up to 5e-3 of a
+    spinning plate's in one second). Parted at w = ½ h g'', the point ends the substep where
+    it began and approaches again at w, so a lasting contact neither sinks nor loses energy;
+    with w <= u it cannot gain any (½ m (w² - u²) per point), and the impulses keep the
+    momentum exactly."""
+    curving = False
+    v12 = np.empty(12)
+    free = _unheld(rows, a, b, points, dynamic)
+    for p in rows:
+        if not (free[a[p]] and free[b[p]]):
+            continue
+        gather(velocity, angular_velocity, a[p], b[p], v12)
+        for s in range(points[p]):
+            if separation[p, s] > slop[p]:
+                continue
+            speed = 0.0
+            for k in range(12):
+                speed -= normal_rows[p, s, k] * v12[k]
+            if speed <= 0.0:
+                continue
+            sinking = _sinking(p, s, a[p], b[p], point, normal, position, velocity,
+                               angular_velocity, shape, feature, rotations, separation,
+                               thickness, h)
+            parting = min(sinking / h, speed)
+            if parting > 0.0 and -parting < rebound_bias[p, s]:
+                bias[p, s] = rebound_bias[p, s] = -parting
+                curving = True
+    return curving
 
 
 @njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own

@@ -26,6 +26,7 @@ from .polish import polish
 from .rolling import resist_rolling
 from .solve_impulse import (
     POLISH_STEPS,
+    _curving_targets,
     _push_targets,
     _set_targets,
     _sweep,
@@ -109,6 +110,9 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
                                 restitution, isolated, thin, incoming, bias, rebound_bias,
                                 normal_impulse, ceiling, velocity, angular_velocity, gravity,
                                 dynamic, h)
+        _curving_targets(rows, a, b, points, point, normal, normal_rows, position, velocity,
+                         angular_velocity, shape, thickness, feature, rotations, separation,
+                         slop, dynamic, h, bias, rebound_bias)
         warm_start(rows, a, b, points, normal_rows, normal_response, friction_rows,
                    friction_response, normal_impulse, friction_impulse, bias, velocity,
                    angular_velocity)
