@@ -4,8 +4,9 @@ Zero gravity, no ground, 24 fps, 10 substeps, one second. A 20 x 10 x 2 cm plate
 30-100 rad/s about a random axis flies at 0.5-3 m/s at a box of 6-20 cm; a 10 x 20 x 20 cm box
 touches that box's far face. Restitution cycles through 0, 0.2, 1 and friction through 0, 0.8.
 Per scene: the angular momentum about the origin's worst drift over the run (relative), the
-largest one-frame kinetic energy gain (relative to the start) and, for the first substep whose
-angular momentum moved more than 1e-7, the pair with the deepest point there and its depth.
+largest one-frame kinetic energy gain and the largest between settled substeps (see measure;
+both relative to the start) and, for the first substep whose angular momentum moved more than
+1e-7, the pair with the deepest point there and its depth.
 Numbers, not a test:
 
     .venv/bin/python benchmarks/third_box.py [--scenes 80] [--seed 100]

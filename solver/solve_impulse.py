@@ -13,12 +13,16 @@ bouncing point may not sink (v_n >= 0), with friction. Then the normal blocks al
 to the rebound targets of the points that bounce (approaching faster than
 RESTITUTION_THRESHOLD, measured before the solve), so a bounce uses the velocities and geometry
 of one instant and an elastic pair keeps its energy exactly; friction, already spent, cannot
-turn the bounce into a gain (set_targets says which points bounce when). Penetration is
+turn the bounce into a gain (set_targets says which points bounce when). A point caught while
+apart bounces a substep after its catch, by no more than Poisson's impulse, e times the
+compression's (bounce_ceilings). Penetration is
 removed by a separate solve on pseudo-velocities (split impulse) that move the bodies and are
 then forgotten, so position correction adds no kinetic energy and no linear momentum (it does
 move angular momentum about a fixed point, and what it lifts against gravity is counted in the
 trajectory's push_out_work). It also lifts in advance what the bodies' turns will sink a
-touching point beyond the slop within the substep (_push_targets).
+touching point beyond the slop within the substep (_push_targets). In an island that no static
+body holds, whose angular momentum nothing else moves, the pressing pass parts such a point
+instead, with real impulses (_curving_targets).
 The sweeps alone converge slowly where loads pass through many bodies or from a heavy body
 through a light one (a column of 20, 1,000 kg on 1 kg); after them the pushing points' errors
 are solved by conjugate gradients (polish.py), so stacks and mass ratios hold exactly while
@@ -90,7 +94,9 @@ def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, rest
     normal, and does not bounce; the pressing pass stops it and the push-out lifts it (with
     Moreau's law and without this rule or the two below, a Suzanne hull fell 1.9 m through the
     terrain). The arrival speed kept for a point caught while apart is the approach that the
-    pair's catch took away, so it is given back (times e) once, by one bounce of the pair:
+    pair's catch took away, so it is given back (times e, and by no more than Poisson's
+    impulse: bounce_ceilings, for which `ceiling` keeps the catch's impulse) once, by one
+    bounce of the pair:
     when any point of a pair bounces, the block solve reverses the whole pair's approach, and
     the other points forget theirs (a box tumbling onto one corner bounced its second corner a
     substep later at the speed the first bounce had already reversed, +1 % energy). And a
@@ -171,7 +177,8 @@ def warm_start(rows, a, b, points, normal_rows, normal_response, friction_rows, 
     of them would add energy; returns α.
 
     The pressing pass minimises f(λ) = ½ λ·Aλ + λ·(J v + bias) (A = J M⁻¹ Jᵀ) over λ >= 0, whose
-    KKT conditions are its contact law, and f(λ) = ΔKE + λ_n·bias with bias >= 0. The sweeps
+    KKT conditions are its contact law, and f(λ) = ΔKE + λ_n·bias with bias >= 0 (but at a
+    point parted by _curving_targets, whose gain its cap bounds). The sweeps
     and the polish only lower f, so from λ = 0 the pass can only take energy out; from Λ it
     can end at ΔKE up to f(Λ). Where the previous impulses fit the present velocities (a
     resting stack: f(Λ) ≈ -½ Λ·AΛ) that is negative and Λ is kept whole. Where they do not and
@@ -274,20 +281,29 @@ def _unheld(rows, a, b, points, dynamic) -> np.ndarray:
 @njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own
 def _curving_targets(rows, a, b, points, point, normal, normal_rows, position, velocity,
                      angular_velocity, shape, thickness, feature, rotations, separation, slop,
-                     dynamic, h, bias, rebound_bias) -> bool:
-    """Let the bounce pass part a touching point that the substep's turns will sink (see
+                     dynamic, h, bias, rebound_bias) -> None:
+    """Have both passes part a touching point that the substep's turns will sink (see
     _push_targets) at the speed w that carries it out by that much in h, at most its
-    approach u before the solve; whether any point got such a target.
+    approach u before the solve.
 
     A corner of a box turning against another box's face (two boxes knocked into a spin
     together) curves into it: held at v_n = 0, the point ends each substep ½ h² g'' deeper,
-    approaches again at h g'' in the next, and the push-out holds it at the slop, moving the
-    bodies without their momentum, which turned their angular momentum (up to 5e-3 of a
-    spinning plate's in one second). Parted at w = ½ h g'', the point ends the substep where
-    it began and approaches again at w, so a lasting contact neither sinks nor loses energy;
-    with w <= u it cannot gain any (½ m (w² - u²) per point), and the impulses keep the
-    momentum exactly."""
-    curving = False
+    approaches again at h g'' in the next, and the push-out held it at the slop. Its
+    pseudo-velocities move the bodies without momentum: their turn turns each body's spin
+    angular momentum with it (nine tenths of the drift in benchmarks/third_box.py's seed 114),
+    their shift across the pair's relative velocity the orbital part, up to 5e-3 of the
+    scene's angular momentum in one second. Parted at w = ½ h g'', the point ends the substep
+    where it began and approaches again at w, so a lasting contact neither sinks nor loses
+    energy; with w <= u it cannot gain any (½ m (w² - u²) at a lone point; coupled points of a
+    manifold gained at most 1.6e-9 of a scene's energy), and the impulses keep the momentum
+    exactly: 11 of 13 such hits that drifted by 5e-5 to 5e-3 keep their angular
+    momentum to 1e-13. Only in islands no static or kinematic body holds (_unheld), where
+    angular momentum is an invariant of the motion; where one holds the island it is not kept
+    anyway and the push-out's lift stays: parting with real impulses at the edge of the
+    second-order expansion (the demo's dominoes leaning on each other at 5 substeps, turning
+    near _ARC_TURN) slowed the toppling row, whose last domino no longer fell within 60 frames.
+    The target goes to the pressing pass (bias < 0, so the polish leaves the point to the
+    sweeps), where friction sees the parting impulse."""
     v12 = np.empty(12)
     free = _unheld(rows, a, b, points, dynamic)
     for p in rows:
@@ -308,8 +324,6 @@ def _curving_targets(rows, a, b, points, point, normal, normal_rows, position, v
             parting = min(sinking / h, speed)
             if parting > 0.0 and -parting < rebound_bias[p, s]:
                 bias[p, s] = rebound_bias[p, s] = -parting
-                curving = True
-    return curving
 
 
 @njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own
