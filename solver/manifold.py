@@ -149,7 +149,7 @@ def _edge_on_face(ca, Ra, ha, cb, Rb, hb, n, separation, margin, point, normal, 
     ends of the edge, where the edges' single closest point leaves the far end out (a box
     turned by a hit swung it 1 mm into its neighbour's face within one substep, and the
     push-out moved the angular momentum). 0 when the face's points miss the nearest gap."""
-    axis, facing = 0, 0.0
+    axis, facing = np.int64(0), 0.0  # not the literal 0: a second variant of _face_contacts
     for i in range(6):
         along = _column_dot(Ra, i, n) if i < 3 else _column_dot(Rb, i - 3, n)
         if abs(along) > abs(facing):

@@ -13,12 +13,16 @@ bouncing point may not sink (v_n >= 0), with friction. Then the normal blocks al
 to the rebound targets of the points that bounce (approaching faster than
 RESTITUTION_THRESHOLD, measured before the solve), so a bounce uses the velocities and geometry
 of one instant and an elastic pair keeps its energy exactly; friction, already spent, cannot
-turn the bounce into a gain (set_targets says which points bounce when). Penetration is
+turn the bounce into a gain (set_targets says which points bounce when). A point caught while
+apart bounces a substep after its catch, by no more than Poisson's impulse, e times the
+compression's (bounce_ceilings). Penetration is
 removed by a separate solve on pseudo-velocities (split impulse) that move the bodies and are
 then forgotten, so position correction adds no kinetic energy and no linear momentum (it does
 move angular momentum about a fixed point, and what it lifts against gravity is counted in the
 trajectory's push_out_work). It also lifts in advance what the bodies' turns will sink a
-touching point beyond the slop within the substep (_push_targets).
+touching point beyond the slop within the substep (_push_targets). In an island that no static
+body holds, whose angular momentum nothing else moves, the pressing pass parts such a point
+instead, with real impulses (_curving_targets).
 The sweeps alone converge slowly where loads pass through many bodies or from a heavy body
 through a light one (a column of 20, 1,000 kg on 1 kg); after them the pushing points' errors
 are solved by conjugate gradients (polish.py), so stacks and mass ratios hold exactly while
@@ -35,6 +39,7 @@ from . import linalg
 from .constraints import CUTOFF, POINTS, apply_impulses, gather, scatter
 from .manifold import box_feature, sphere_on_face
 from .shapes import BOX, SPHERE
+from .sleep import _root
 
 # Approach speed below which contacts do not bounce, so resting bodies do not buzz under
 # gravity (which adds g h ≈ 0.04 m/s per 240 Hz substep).
@@ -65,8 +70,8 @@ _ARC_TURN = 0.05  # rad a substep: above it _sinking's second-order expansion is
 
 @njit(cache=True)
 def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, restitution, isolated,
-                 thin, incoming, bias, rebound_bias, velocity, angular_velocity, gravity, dynamic,
-                 h) -> bool:
+                 thin, incoming, bias, rebound_bias, normal_impulse, ceiling, velocity,
+                 angular_velocity, gravity, dynamic, h) -> bool:
     """Measure the approach and fill the velocity targets (as biases) of the normal rows.
 
     What one substep of gravity adds to v_n at a point is gs = h (n·g) (negative when it pulls
@@ -89,7 +94,9 @@ def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, rest
     normal, and does not bounce; the pressing pass stops it and the push-out lifts it (with
     Moreau's law and without this rule or the two below, a Suzanne hull fell 1.9 m through the
     terrain). The arrival speed kept for a point caught while apart is the approach that the
-    pair's catch took away, so it is given back (times e) once, by one bounce of the pair:
+    pair's catch took away, so it is given back (times e, and by no more than Poisson's
+    impulse: bounce_ceilings, for which `ceiling` keeps the catch's impulse) once, by one
+    bounce of the pair:
     when any point of a pair bounces, the block solve reverses the whole pair's approach, and
     the other points forget theirs (a box tumbling onto one corner bounced its second corner a
     substep later at the speed the first bounce had already reversed, +1 % energy). And a
@@ -110,6 +117,7 @@ def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, rest
         for s in range(POINTS):
             if s >= points[p]:
                 bias[p, s], rebound_bias[p, s], incoming[p, s] = 0.0, 0.0, 0.0
+                ceiling[p, s] = np.inf
                 continue
             speed = 0.0
             for k in range(12):
@@ -150,6 +158,9 @@ def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, rest
                 rebound_bias[p, s] = max(bias[p, s], -e * speed)
             else:
                 rebound_bias[p, s] = bias[p, s]
+            # Poisson's cap on a caught point's bounce: the catch's impulse, here before the
+            # warm start (see bounce_ceilings)
+            ceiling[p, s] = normal_impulse[p, s] if bounce and caught else np.inf
             incoming[p, s] = 0.0 if bounce else arrival
             bounced |= bounce
         if bounced:  # the pair's bounce reverses its approach as a whole, through the block
@@ -166,7 +177,8 @@ def warm_start(rows, a, b, points, normal_rows, normal_response, friction_rows, 
     of them would add energy; returns α.
 
     The pressing pass minimises f(λ) = ½ λ·Aλ + λ·(J v + bias) (A = J M⁻¹ Jᵀ) over λ >= 0, whose
-    KKT conditions are its contact law, and f(λ) = ΔKE + λ_n·bias with bias >= 0. The sweeps
+    KKT conditions are its contact law, and f(λ) = ΔKE + λ_n·bias with bias >= 0 (but at a
+    point parted by _curving_targets, whose gain its cap bounds). The sweeps
     and the polish only lower f, so from λ = 0 the pass can only take energy out; from Λ it
     can end at ΔKE up to f(Λ). Where the previous impulses fit the present velocities (a
     resting stack: f(Λ) ≈ -½ Λ·AΛ) that is negative and Λ is kept whole. Where they do not and
@@ -223,6 +235,95 @@ def remember_incoming(rows, points, separation, slop, normal_impulse, incoming) 
         for s in range(points[p]):
             if not (separation[p, s] > slop[p] and normal_impulse[p, s] > 0.0):
                 incoming[p, s] = 0.0
+
+
+@njit(cache=True)
+def bounce_ceilings(rows, points, restitution, normal_impulse, ceiling) -> None:
+    """Turn the catch impulses λ_c that _set_targets kept in `ceiling` for the bouncing points
+    caught while apart into the most the bounce pass may accumulate there, λ + e (λ_c + λ), λ
+    the pressing pass's impulse: Poisson's law, the restitution impulse at most e times the
+    compression's, which was split between the substep of the catch and this one.
+
+    Newton's target e u alone gives back the arrival speed u that the catch took away, as if
+    the point's effective mass were the same at both instants; a corner of a spinning plate
+    turns between them (its arm, so its effective mass, changes), and so does a chain the
+    catch has set moving: e = 1 hits of a plate at 30-100 rad/s on a box touching a third one
+    gained up to 32 % in the bounce. For one point of constant effective mass the two laws
+    agree; where the effective mass grew between catch and bounce, Newton's target adds
+    energy and Poisson's impulse does not, and where it shrank, the reverse, so the bounce
+    takes the smaller of the two. A bounce without a catch (the point reached the surface
+    within the slop) is Newton's alone."""
+    for p in rows:
+        e = restitution[p]
+        for s in range(points[p]):
+            if ceiling[p, s] < np.inf:
+                ceiling[p, s] = normal_impulse[p, s] + e * (ceiling[p, s] + normal_impulse[p, s])
+
+
+@njit(cache=True)
+def _unheld(rows, a, b, points, dynamic) -> np.ndarray:
+    """(N,) True for the dynamic bodies whose island (dynamic bodies joined by the rows' points)
+    touches no static or kinematic body."""
+    label = np.arange(len(dynamic))
+    for p in rows:
+        if points[p] and dynamic[a[p]] and dynamic[b[p]]:
+            root_a, root_b = _root(label, a[p]), _root(label, b[p])
+            label[max(root_a, root_b)] = min(root_a, root_b)
+    free = dynamic.copy()
+    for p in rows:
+        if points[p] and not (dynamic[a[p]] and dynamic[b[p]]):
+            free[_root(label, a[p] if dynamic[a[p]] else b[p])] = False
+    for i in range(len(dynamic)):
+        free[i] = dynamic[i] and free[_root(label, i)]
+    return free
+
+
+@njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own
+def _curving_targets(rows, a, b, points, point, normal, normal_rows, position, velocity,
+                     angular_velocity, shape, thickness, feature, rotations, separation, slop,
+                     dynamic, h, bias, rebound_bias) -> None:
+    """Have both passes part a touching point that the substep's turns will sink (see
+    _push_targets) at the speed w that carries it out by that much in h, at most its
+    approach u before the solve.
+
+    A corner of a box turning against another box's face (two boxes knocked into a spin
+    together) curves into it: held at v_n = 0, the point ends each substep ½ h² g'' deeper,
+    approaches again at h g'' in the next, and the push-out held it at the slop. Its
+    pseudo-velocities move the bodies without momentum: their turn turns each body's spin
+    angular momentum with it (nine tenths of the drift in benchmarks/third_box.py's seed 114),
+    their shift across the pair's relative velocity the orbital part, up to 5e-3 of the
+    scene's angular momentum in one second. Parted at w = ½ h g'', the point ends the substep
+    where it began and approaches again at w, so a lasting contact neither sinks nor loses
+    energy; with w <= u it cannot gain any (½ m (w² - u²) at a lone point; coupled points of a
+    manifold gained at most 1.6e-9 of a scene's energy), and the impulses keep the momentum
+    exactly: 11 of 13 such hits that drifted by 5e-5 to 5e-3 keep their angular
+    momentum to 1e-13. Only in islands no static or kinematic body holds (_unheld), where
+    angular momentum is an invariant of the motion; where one holds the island it is not kept
+    anyway and the push-out's lift stays: parting with real impulses at the edge of the
+    second-order expansion (the demo's dominoes leaning on each other at 5 substeps, turning
+    near _ARC_TURN) slowed the toppling row, whose last domino no longer fell within 60 frames.
+    The target goes to the pressing pass (bias < 0, so the polish leaves the point to the
+    sweeps), where friction sees the parting impulse."""
+    v12 = np.empty(12)
+    free = _unheld(rows, a, b, points, dynamic)
+    for p in rows:
+        if not (free[a[p]] and free[b[p]]):
+            continue
+        gather(velocity, angular_velocity, a[p], b[p], v12)
+        for s in range(points[p]):
+            if separation[p, s] > slop[p]:
+                continue
+            speed = 0.0
+            for k in range(12):
+                speed -= normal_rows[p, s, k] * v12[k]
+            if speed <= 0.0:
+                continue
+            sinking = _sinking(p, s, a[p], b[p], point, normal, position, velocity,
+                               angular_velocity, shape, feature, rotations, separation,
+                               thickness, h)
+            parting = min(sinking / h, speed)
+            if parting > 0.0 and -parting < rebound_bias[p, s]:
+                bias[p, s] = rebound_bias[p, s] = -parting
 
 
 @njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own
@@ -339,10 +440,11 @@ def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, sh
 @njit(cache=True)
 def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, normal_inverse,
            subset_inverse, subset_ready, friction_rows, friction_response, friction_mass,
-           friction, normal_impulse, friction_impulse, offset, velocity, angular_velocity,
-           sweeps, with_friction) -> None:
+           friction, normal_impulse, friction_impulse, offset, ceiling, velocity,
+           angular_velocity, sweeps, with_friction) -> None:
     """`sweeps` passes over the manifolds: drive v_n + offset to zero with impulses >= 0 (the
-    block solve, or its complementarity problem where that would pull), then, if asked,
+    block solve, or its complementarity problem where that would pull), each at most its
+    `ceiling` (P, 4) if that is not empty (the bounce's, bounce_ceilings), then, if asked,
     friction point by point within the Coulomb disc |λ_t| <= μ λ_n.
 
     A manifold with no velocity, impulse or target (_idle) is passed over: its solve would
@@ -375,6 +477,9 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
             if pulling:
                 _complementary(p, count, normal_impulse, error, normal_block, subset_inverse,
                                subset_ready, new, scratch, flags, work, vectors)
+            if len(ceiling):
+                for s in range(count):
+                    new[s] = min(new[s], ceiling[p, s])
             for s in range(count):
                 change = new[s] - normal_impulse[p, s]
                 for k in range(12):

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from . import linalg
-from .constraints import apply_impulses, prepare_rows
+from .constraints import POINTS, apply_impulses, prepare_rows
 from .impact import _closing_free_rows
 from .integrate import integrate_positions, integrate_velocities
 from .penalty import _spring_impulses
@@ -26,9 +26,11 @@ from .polish import polish
 from .rolling import resist_rolling
 from .solve_impulse import (
     POLISH_STEPS,
+    _curving_targets,
     _push_targets,
     _set_targets,
     _sweep,
+    bounce_ceilings,
     remember_incoming,
     warm_start,
 )
@@ -101,26 +103,33 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
     pushed = np.zeros((0, 3))
     pushed_spin = np.zeros((0, 3))
     with_friction = sweeps > 0  # a plain runtime flag: one compiled variant of the sweep
+    unbounded = np.empty((0, POINTS))  # no ceiling on the impulses (_sweep)
     if len(rows) and impulse:
+        ceiling = np.empty_like(bias)
         bouncing = _set_targets(rows, a, b, points, normal, normal_rows, separation, slop,
                                 restitution, isolated, thin, incoming, bias, rebound_bias,
-                                velocity, angular_velocity, gravity, dynamic, h)
+                                normal_impulse, ceiling, velocity, angular_velocity, gravity,
+                                dynamic, h)
+        _curving_targets(rows, a, b, points, point, normal, normal_rows, position, velocity,
+                         angular_velocity, shape, thickness, feature, rotations, separation,
+                         slop, dynamic, h, bias, rebound_bias)
         warm_start(rows, a, b, points, normal_rows, normal_response, friction_rows,
                    friction_response, normal_impulse, friction_impulse, bias, velocity,
                    angular_velocity)
         _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, normal_inverse,
                subset_inverse, subset_ready, friction_rows, friction_response, friction_mass,
-               friction, normal_impulse, friction_impulse, bias, velocity, angular_velocity,
-               sweeps, with_friction)
+               friction, normal_impulse, friction_impulse, bias, unbounded, velocity,
+               angular_velocity, sweeps, with_friction)
         polish(rows, a, b, points, normal_rows, normal_response, normal_block, subset_inverse,
                subset_ready, normal_impulse, bias, velocity, angular_velocity,
                POLISH_STEPS * sweeps)
         if bouncing:
+            bounce_ceilings(rows, points, restitution, normal_impulse, ceiling)
             _sweep(rows, a, b, points, normal_rows, normal_response, normal_block,
                    normal_inverse, subset_inverse, subset_ready, friction_rows,
                    friction_response, friction_mass, friction, normal_impulse,
-                   friction_impulse, rebound_bias, velocity, angular_velocity, sweeps,
-                  not with_friction)
+                   friction_impulse, rebound_bias, ceiling, velocity, angular_velocity,
+                   sweeps, not with_friction)
         remember_incoming(rows, points, separation, slop, normal_impulse, incoming)
         target = np.zeros_like(bias)
         if _push_targets(rows, a, b, points, point, normal, normal_rows, position, velocity,
@@ -132,7 +141,8 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
             _sweep(rows, a, b, points, normal_rows, normal_response, normal_block,
                    normal_inverse, subset_inverse, subset_ready, friction_rows,
                    friction_response, friction_mass, friction, np.zeros_like(target),
-                   friction_impulse, target, pushed, pushed_spin, sweeps, not with_friction)
+                   friction_impulse, target, unbounded, pushed, pushed_spin, sweeps,
+                   not with_friction)
         resist_rolling(rows, a, b, points, point, normal, normal_impulse, position,
                        world_inverse, rolling_resistance, angular_velocity)
     elif len(rows):
