@@ -27,6 +27,7 @@ import bpy
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = ROOT / "blender_manifest.toml"
 SHIPPED = ROOT / "kernel_cache"  # in the linux-x64 zip: <module name>/ as NUMBA_CACHE_DIR holds
+COPIED = "shipped-kernels-copied"  # in the user cache, once they were
 LOCATORS = (f"{__package__}.kernel_cache.SolverLocator,UserProvidedCacheLocator,"
             "InTreeCacheLocator,UserWideCacheLocator,IPythonCacheLocator,ZipCacheLocator")
 
@@ -52,12 +53,14 @@ def use_user_folder(extension: str) -> str:
 
 
 def copy_shipped(shipped: Path, folder: Path) -> bool:
-    """Copy the shipped kernels into the user cache `folder` unless it holds solver kernels
-    already; True if copied. Each file is written under a temporary name and renamed, so a
-    Blender starting at the same time never loads half a file; the indexes come last, so such a
-    Blender sees kernels only once their code and solver.fresh_cache's stamp are there."""
-    kernels = folder / "solver"
-    if not shipped.is_dir() or any(kernels.glob("*.nbi")):
+    """Copy the shipped kernels into the user cache `folder` once, if it holds no solver kernels
+    yet; True if copied. Once only: solver.fresh_cache may have cleared them since (sources
+    changed), and a second enable in the session must not bring them back. Each file is written
+    under a temporary name and renamed, so a Blender starting at the same time never loads half
+    a file; the indexes come last, so such a Blender sees kernels only once their code and
+    solver.fresh_cache's stamp are there."""
+    done = folder / COPIED
+    if not shipped.is_dir() or done.exists() or any((folder / "solver").glob("*.nbi")):
         return False
     order = {".nbc": 1, ".nbi": 2}  # the stamp and kernels.py's markers first
     files = [path for path in shipped.rglob("*") if path.is_file()]
@@ -68,4 +71,5 @@ def copy_shipped(shipped: Path, folder: Path) -> bool:
                                           delete=False) as temporary, source.open("rb") as data):
             shutil.copyfileobj(data, temporary)
         os.replace(temporary.name, target)
+    done.touch()
     return True

@@ -18,6 +18,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 EXTENSION_MODULE = "bl_ext.user_default.impulse_bake"
 PREPARED = "IMPULSE_TEST_BLENDER"  # environment: the folder `main` prepared, if any
+# numba settings the extension puts into the environment of a process that enabled it (see
+# blender_addon/jit_cache.py): a plain Python child must not inherit them, the locator is
+# importable only where the extension is, and its kernels belong in their own cache.
+EXTENSION_NUMBA = ("NUMBA_CACHE_DIR", "NUMBA_CACHE_LOCATOR_CLASSES")
 
 
 def prepared() -> Path | None:
