@@ -16,8 +16,8 @@ import hashlib
 import os
 from pathlib import Path
 
-from numba.core import config
-from numba.core.caching import _CacheLocator
+from numba.core import config  # type: ignore[import-untyped]  # numba has no type hints
+from numba.core.caching import _CacheLocator  # type: ignore[import-untyped]
 
 SOLVER = Path(__file__).resolve().parent.parent / "solver"
 FOLDER = "solver"  # in NUMBA_CACHE_DIR
