@@ -12,8 +12,8 @@ needed): a new Blender (the bpy module) in an empty user folder installs that ve
 every kernel as a first bake would (numba's generic CPU, blender_addon/kernel_cache's locator,
 see jit_cache) and the zip gets its cache under kernel_cache/<module name>/; the zip is then
 validated again. The compiled cache is kept in out/kernel-cache/, named by what it is compiled
-from (the zip's solver sources and numba wheels), so the next build reuses it until those
-change. Other platforms' zips compile on first use.
+from (the zip's solver sources, its cache locator and numba wheels), so the next build reuses
+it until those change. Other platforms' zips compile on first use.
 Usage: python build.py [--output-dir DIR]
 """
 
@@ -101,12 +101,14 @@ def fetch_wheel(filename: str) -> Path:
 
 
 def kernels_key(archive: Path) -> str:
-    """sha256 of what the kernels are compiled from: the zip's solver sources and numba's and
-    llvmlite's wheels (their names; the version is in them)."""
+    """sha256 of what the kernels are compiled from and filed by: the zip's solver sources, its
+    cache locator (the kernels' stamps) and numba's and llvmlite's wheels (their names; the
+    version is in them)."""
     digest = hashlib.sha256(EXTENSION_MODULE.encode())
     with zipfile.ZipFile(archive) as opened:
         for name in sorted(opened.namelist()):
-            if name.startswith("solver/") and name.endswith(".py"):
+            if name == "blender_addon/kernel_cache.py" or (name.startswith("solver/")
+                                                           and name.endswith(".py")):
                 digest.update(b"\0" + name.encode() + b"\0" + opened.read(name))
             elif name.startswith(("wheels/numba-", "wheels/llvmlite-")):
                 digest.update(b"\0" + name.encode())
@@ -134,6 +136,9 @@ def compiled_kernels(archive: Path) -> Path:
         staged.rename(kept)  # whole, so parallel builds never see half a cache
     except OSError:
         shutil.rmtree(staged)  # another build kept the same one first
+    for old in KERNELS.iterdir():  # kept for sources that have changed since
+        if old != kept and not old.name.startswith("staging-"):
+            shutil.rmtree(old, ignore_errors=True)
     return kept
 
 
