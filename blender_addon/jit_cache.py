@@ -44,9 +44,10 @@ def use_user_folder(extension: str) -> str:
     numba = sys.modules.get("numba")
     if numba is not None:
         # Imported before us (another extension, a script): re-read the settings. The solver's
-        # functions, not yet defined, get our locator. If numba compiled anything already, its
-        # code generator is set up for this machine's CPU features, which enter the cache key:
-        # the shipped kernels do not match and the solver compiles on first use, for this CPU.
+        # functions, not yet defined, get our locator. If any jitted function was defined
+        # already, numba's code generator is set up for this machine's CPU features, which enter
+        # the cache key: the shipped kernels do not match and the solver compiles on first use,
+        # for this CPU (numba 0.62.1, checked).
         numba.core.config.reload_config()
     copy_shipped(SHIPPED / extension, Path(folder))
     return folder
