@@ -80,9 +80,11 @@ def typecheck() -> None:
 
 
 def test() -> None:
-    # Meanwhile the solver's kernels compile into its numba cache, and the extension is built,
-    # installed into one user folder and compiled there (tests/installed_extension.py), so the
-    # pytest workers of both Blender versions load them instead of each compiling them again.
+    # Meanwhile the solver's kernels compile into its numba cache, and the extension is built
+    # with its kernels compiled (or kept from an earlier build, build.py) and installed into one
+    # user folder (tests/installed_extension.py), so the pytest workers of both Blender versions
+    # load them instead of each compiling them again.
+    os.environ.setdefault("NUMBA_CPU_NAME", "generic")  # as the tests' kernels (conftest.py)
     prepared = ROOT / "out" / "test-blender"
     shutil.rmtree(prepared, ignore_errors=True)
     prepared.mkdir(parents=True)

@@ -19,6 +19,10 @@ PREPARED = installed_extension.prepared()
 BLENDER_USER = (PREPARED / "user" if PREPARED
                 else Path(tempfile.mkdtemp(prefix="impulse-blender-user-")))
 os.environ["BLENDER_USER_RESOURCES"] = str(BLENDER_USER)
+# The extension compiles for numba's generic CPU (blender_addon/jit_cache.py), for every kernel of
+# a process that enabled it: the in-tree solver's too, so for those from the start, before any
+# loads, or the kernels cached by the other CPU setting would compile again.
+os.environ.setdefault("NUMBA_CPU_NAME", "generic")
 
 
 def pytest_collection_modifyitems(items) -> None:

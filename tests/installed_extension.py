@@ -1,10 +1,10 @@
 """One installed, compiled copy of the extension for a whole test run.
 
-numba caches a kernel per source path, so each Blender test process that installed the zip into
-its own user folder compiled the whole solver again there (~130 s of CPU a process, four times
-a CI run). `dev.py test` prepares one user folder before pytest starts instead: build the zip,
-install it, compile every kernel; the test processes (and the Blenders they start) then share
-that folder, named by IMPULSE_TEST_BLENDER. Run alone, pytest installs per process as before.
+`dev.py test` prepares one user folder before pytest starts: build the zip, install it, make
+every kernel ready (loaded from the kernels the linux-x64 zip ships, compiled where a zip has
+none); the test processes (and the Blenders they start) then share that folder, named by
+IMPULSE_TEST_BLENDER. Run alone, pytest installs per process (each build of the zip reuses the
+kernels build.py keeps in out/kernel-cache).
 
     python -m tests.installed_extension FOLDER    prepare FOLDER (FOLDER/dist, FOLDER/user)
 """
@@ -18,6 +18,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 EXTENSION_MODULE = "bl_ext.user_default.impulse_bake"
 PREPARED = "IMPULSE_TEST_BLENDER"  # environment: the folder `main` prepared, if any
+# numba settings the extension puts into the environment of a process that enabled it (see
+# blender_addon/jit_cache.py): a plain Python child must not inherit them, the locator is
+# importable only where the extension is, and its kernels belong in their own cache.
+EXTENSION_NUMBA = ("NUMBA_CACHE_DIR", "NUMBA_CACHE_LOCATOR_CLASSES")
 
 
 def prepared() -> Path | None:
@@ -62,8 +66,8 @@ def enable():
 
 
 def prepare(folder: Path) -> None:
-    """Build the zip into folder/dist and install it into folder/user; then compile every
-    kernel into its JIT cache in a new Blender started with it installed, as the tests' are
+    """Build the zip into folder/dist and install it into folder/user; then make every kernel
+    ready in its JIT cache in a new Blender started with it installed, as the tests' are
     (which puts its bundled wheels first on sys.path)."""
     os.environ["BLENDER_USER_RESOURCES"] = str(folder / "user")
     install(build_zip(folder / "dist"))

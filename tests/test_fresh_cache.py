@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.installed_extension import EXTENSION_NUMBA
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # constraints._relative_distance divides by linalg.norm, a kernel of another file.
@@ -21,7 +23,7 @@ NORM = "    return np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])"
 
 
 def _call(folder: Path) -> float:
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}  # the in-tree cache
+    env = {k: v for k, v in os.environ.items() if k not in EXTENSION_NUMBA}  # the in-tree cache
     done = subprocess.run([sys.executable, "-c", CALL], cwd=folder, env=env,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

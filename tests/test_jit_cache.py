@@ -1,64 +1,112 @@
-"""numba's JIT cache: in the extension's user folder, filled by the first bake, loaded after.
+"""numba's JIT cache: in the extension's user folder, filled from the kernels the linux-x64 zip
+ships, else by the first bake, and loaded after.
 
-The first bake after installing compiles the solver's kernels and says how long it took; a new
-Blender session on the same user folder loads them from the cache instead of compiling again.
+The first bake in a new user folder loads the kernels build.py compiled into the zip (copied into
+the user folder; the extension's own folder gets nothing); kernels of changed sources are not
+used. Without shipped kernels (other platforms' zips), the first bake compiles the solver's
+kernels and says how long it took; a new Blender session on the same user folder loads them
+from the cache instead of compiling again.
 """
 
+import hashlib
 import importlib
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import bpy
 
+from tests.installed_extension import EXTENSION_NUMBA
 from tests.test_extension_install import PHASES, small_scene
 
 ROOT = Path(__file__).resolve().parent.parent
+VERSION = tomllib.loads((ROOT / "blender_manifest.toml").read_text())["version"]
+SHIPPED = "kernel_cache/bl_ext.user_default.impulse_bake/"  # in the zip, as NUMBA_CACHE_DIR
 
 
 def test_jit_cache_is_the_extension_user_folder(impulse):
     kernels = importlib.import_module(f"{impulse.__name__}.blender_addon.baking.kernels")
     kernels.make_ready()
-    version = tomllib.loads((ROOT / "blender_manifest.toml").read_text())["version"]
-    cache = Path(bpy.utils.extension_path_user(impulse.__name__, path=f"cache/{version}"))
+    cache = Path(bpy.utils.extension_path_user(impulse.__name__, path=f"cache/{VERSION}"))
     assert os.environ["NUMBA_CACHE_DIR"] == str(cache)
     assert Path(sys.modules["numba"].config.CACHE_DIR) == cache
-    assert any(cache.rglob("*.nbi")), "no compiled kernel was cached in the user folder"
+    assert any((cache / "solver").glob("*.nbi")), "no compiled kernel in the user folder"
     own_folder = Path(impulse.__file__).parent
-    assert not any(own_folder.rglob("*.nbi")), "numba wrote into the extension's own folder"
+    written = [p for p in own_folder.rglob("*.nb[ic]") if "kernel_cache" not in p.parts]
+    assert not written, "numba wrote into the extension's own folder"
+
+
+def test_the_locator_files_solver_kernels_by_content_and_leaves_other_functions_to_numba(
+        impulse, tmp_path):
+    kernel_cache = importlib.import_module(f"{impulse.__name__}.blender_addon.kernel_cache")
+    norm = importlib.import_module(f"{impulse.__name__}.solver.linalg").norm
+    locator = norm._cache._impl.locator
+    assert isinstance(locator, kernel_cache.SolverLocator)
+    assert locator.get_cache_path() == os.path.join(os.environ["NUMBA_CACHE_DIR"], "solver")
+    source = Path(norm.py_func.__code__.co_filename).read_bytes()
+    assert locator.get_source_stamp() == (norm.py_func.__module__, len(source),
+                                          hashlib.sha256(source).hexdigest())
+    # A cached function of another folder: numba's own locator (NUMBA_CACHE_DIR, by path).
+    other = tmp_path / "other_kernels.py"
+    other.write_text("import numba\n\n@numba.njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+    spec = importlib.util.spec_from_file_location("other_kernels", other)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert kernel_cache.SolverLocator.from_function(module.twice.py_func, str(other)) is None
+    assert type(module.twice._cache._impl.locator).__name__ == "UserProvidedCacheLocator"
+    assert module.twice(21) == 42
 
 
 # A new Blender session: enable Impulse (installing the zip first if given), then for each file:
-# open it, press Bake (the operator; headless it runs to the end) and print the bake's phases.
+# open it, press Bake (the operator; headless it runs to the end) and print the bake's phases;
+# then how many solver kernels numba loaded from its cache and how many it compiled.
 SESSION = """
-import importlib, json, sys
+import importlib, json, pkgutil, sys
 import bpy
 zip_path, phases, *blends = sys.argv[1:]
 if zip_path:
     bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default",
                                              enable_on_install=True)
-importlib.import_module("addon_utils").enable("bl_ext.user_default.impulse_bake")
+extension = "bl_ext.user_default.impulse_bake"
+importlib.import_module("addon_utils").enable(extension)
 for blend in blends:
     bpy.ops.wm.open_mainfile(filepath=blend)
     assert bpy.ops.impulse.bake() == {"FINISHED"}
     stats = bpy.context.scene.impulse
     print("PHASES", json.dumps({p: getattr(stats, f"last_{p}_seconds") for p in phases.split()}))
+if not blends:  # one kernel of each of two files
+    import numpy as np
+    linalg = importlib.import_module(extension + ".solver.linalg")
+    integrate = importlib.import_module(extension + ".solver.integrate")
+    linalg.norm(np.ones(3)), integrate.eigenvalue_bounds(np.eye(3))
+from numba.core.registry import CPUDispatcher
+solver = importlib.import_module(extension + ".solver")
+kernels = {id(value): value for info in pkgutil.iter_modules(solver.__path__)
+           for value in vars(importlib.import_module(f"{solver.__name__}.{info.name}")).values()
+           if isinstance(value, CPUDispatcher)}.values()  # once each, imported in many files
+print("KERNELS", json.dumps({
+    "loaded": sum(sum(kernel.stats.cache_hits.values()) for kernel in kernels),
+    "compiled": sum(sum(kernel.stats.cache_misses.values()) for kernel in kernels)}))
 """
 
 
 def _bake_in_new_session(user: Path, install: Path | None, *blends: Path):
-    """(what the session printed, each bake's phase times)."""
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    """(what the session printed, each bake's phase times, solver kernels loaded and compiled)."""
+    env = {k: v for k, v in os.environ.items() if k not in EXTENSION_NUMBA}
     env["BLENDER_USER_RESOURCES"] = str(user)
     command = [sys.executable, "-c", SESSION, str(install or ""), " ".join(PHASES),
                *map(str, blends)]
     done = subprocess.run(command, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if line.startswith("PHASES ")]
-    return done.stdout, [json.loads(line.removeprefix("PHASES ")) for line in lines]
+    kernels = next(line for line in done.stdout.splitlines() if line.startswith("KERNELS "))
+    return (done.stdout, [json.loads(line.removeprefix("PHASES ")) for line in lines],
+            json.loads(kernels.removeprefix("KERNELS ")))
 
 
 def _cache_files(cache: Path) -> dict[str, int]:
@@ -70,34 +118,87 @@ def _saved(path: Path) -> Path:
     return path
 
 
+def _rewritten(archive: Path, target: Path, keep=lambda name: True, edit=None) -> Path:
+    """A copy of the zip with only the members `keep` accepts, `edit` (name -> bytes) applied."""
+    with zipfile.ZipFile(archive) as source, zipfile.ZipFile(target, "w") as copy:
+        for item in source.infolist():
+            if keep(item.filename):
+                data = source.read(item)
+                copy.writestr(item, edit(item.filename, data) if edit else data)
+    return target
+
+
+COMPILING, LOADING = "(compiling the solver (first use only) took ", "(loading the solver took "
+USER_EXTENSION = ("extensions", "user_default", "impulse_bake")
+USER_CACHE = ("extensions", ".user", "user_default", "impulse_bake", "cache", VERSION)
+
+
+def test_the_first_bake_in_a_new_user_folder_loads_the_kernels_the_zip_ships(
+        scene, extension_zip, tmp_path):
+    small_scene()
+    boxes = _saved(tmp_path / "drop.blend")
+    user = tmp_path / "user"
+    printed, phases, kernels = _bake_in_new_session(user, extension_zip, boxes)
+    assert printed.count(LOADING) == 1 and COMPILING not in printed, printed
+    assert kernels["loaded"] > 0 and kernels["compiled"] == 0, kernels
+    assert phases[0]["compile"] > 0.0 and phases[0]["simulate"] > 0.0
+    with zipfile.ZipFile(extension_zip) as opened:
+        members = [name for name in opened.namelist() if not name.endswith("/")]
+    shipped = {name.removeprefix(SHIPPED) for name in members if name.startswith(SHIPPED)}
+    assert any(name.endswith(".nbi") for name in shipped)
+    cache = user.joinpath(*USER_CACHE)
+    copied = {p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file()}
+    assert copied == shipped | {"shipped-kernels-copied"}
+    installed = user.joinpath(*USER_EXTENSION)
+    files = {p.relative_to(installed).as_posix() for p in installed.rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts}
+    assert files <= set(members), "the extension's own folder got new files"
+
+
+def test_shipped_kernels_of_changed_sources_are_not_used(extension_zip, tmp_path):
+    """One solver file changed since the kernels were compiled: neither its kernels nor those of
+    the other files (which may call it) are loaded; they compile."""
+    def edit(name: str, data: bytes) -> bytes:
+        return data + b"# changed\n" if name == "solver/linalg.py" else data
+
+    changed = _rewritten(extension_zip, tmp_path / "changed.zip", edit=edit)
+    printed, _phases, kernels = _bake_in_new_session(tmp_path / "user", changed)
+    assert kernels == {"loaded": 0, "compiled": 2}, printed
+    cache = (tmp_path / "user").joinpath(*USER_CACHE, "solver")
+    assert {p.name.split("-")[0] for p in cache.glob("*.nbi")} == {"linalg.norm",
+                                                                   "integrate.eigenvalue_bounds"}
+
+
 def test_first_bakes_compile_what_they_need_and_later_sessions_load_the_cache(
         scene, extension_zip, tmp_path):
-    """New Blender sessions on one new user folder. A box scene's first bake compiles the
-    kernels of boxes and spheres only; a cylinder's bake then compiles the rest, each saying
-    how long it took. A later session loads them all from the cache (compiling none) and says
-    so."""
+    """New Blender sessions on one new user folder, with a zip without shipped kernels (as the
+    other platforms' are). A box scene's first bake compiles the kernels of boxes and spheres
+    only; a cylinder's bake then compiles the rest, each saying how long it took. A later
+    session loads them all from the cache (compiling none) and says so."""
     small_scene()
     boxes = _saved(tmp_path / "drop.blend")
     barrel = next(o for o in scene.objects if o.name == "Box")
     barrel.impulse.shape = "CYLINDER"
     barrel_blend = _saved(tmp_path / "barrel.blend")
+    bare = _rewritten(extension_zip, tmp_path / "bare.zip",
+                      keep=lambda name: not name.startswith("kernel_cache/"))
     user = tmp_path / "user"
-    cache = user / "extensions" / ".user" / "user_default" / "impulse_bake" / "cache"
-    compiling, loading = "(compiling the solver (first use only) took ", "(loading the solver took "
+    cache = user.joinpath(*USER_CACHE[:-1])
 
-    printed, phases = _bake_in_new_session(user, extension_zip, boxes)
-    assert printed.count(compiling) == 1, printed
+    printed, phases, _kernels = _bake_in_new_session(user, bare, boxes)
+    assert printed.count(COMPILING) == 1, printed
     assert phases[0]["compile"] > 0.0 and phases[0]["simulate"] > 0.0
     box_kernels = _cache_files(cache)
     assert not any("parts" in name for name in box_kernels), "a box scene compiled shape kernels"
 
-    printed, phases = _bake_in_new_session(user, None, boxes, barrel_blend)
-    assert printed.count(loading) == 1 and printed.count(compiling) == 1, printed
+    printed, phases, _kernels = _bake_in_new_session(user, None, boxes, barrel_blend)
+    assert printed.count(LOADING) == 1 and printed.count(COMPILING) == 1, printed
     assert phases[0]["compile"] > 0.0 and phases[1]["compile"] > 0.0
     every_kernel = _cache_files(cache)
     assert any("contacts_of_parts" in name for name in every_kernel)
 
-    printed, phases = _bake_in_new_session(user, None, barrel_blend)
-    assert printed.count(loading) == 1 and compiling not in printed, printed
+    printed, phases, kernels = _bake_in_new_session(user, None, barrel_blend)
+    assert printed.count(LOADING) == 1 and COMPILING not in printed, printed
+    assert kernels["compiled"] == 0 and kernels["loaded"] > 0, kernels
     assert phases[0]["compile"] > 0.0
     assert _cache_files(cache) == every_kernel, "the last session compiled again"

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.installed_extension import EXTENSION_NUMBA
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Counts each solver kernel's compiled variants after warm_up, runs a world of the given kind
@@ -68,7 +70,7 @@ print("PARTS", sorted(name for name in ("contacts.contacts_of_parts", "gjk.separ
 def _probe(kind: str) -> tuple[str, str]:
     # The in-tree cache: a worker that enabled the extension set NUMBA_CACHE_DIR to the
     # extension's, where these kernels would compile again.
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env = {k: v for k, v in os.environ.items() if k not in EXTENSION_NUMBA}
     done = subprocess.run([sys.executable, "-c", PROBE, kind], cwd=ROOT, env=env,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -1,9 +1,10 @@
 """The solver's compiled kernels, made ready once per Blender session and timed apart from a bake.
 
 The first bake after installing compiles them (many seconds, which the progress announces as
-FIRST_USE); later sessions load them from the JIT cache in the extension's user folder (see
-jit_cache), which takes a moment. Scenes of boxes and spheres need about a third of the compile
-(solver.warm_up), so the rest are compiled by the first bake of another shape.
+FIRST_USE) unless the zip shipped them compiled (linux-x64, see jit_cache); later sessions load
+them from the JIT cache in the extension's user folder, which takes a moment. Scenes of boxes
+and spheres need about a third of the compile (solver.warm_up), so the rest are compiled by the
+first bake of another shape.
 """
 
 import os
