@@ -99,11 +99,14 @@ def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, rest
     bounce of the pair:
     when any point of a pair bounces, the block solve reverses the whole pair's approach, and
     the other points forget theirs (a box tumbling onto one corner bounced its second corner a
-    substep later at the speed the first bounce had already reversed, +1 % energy). And a
-    caught point that has not reached the surface and approaches faster than its gap closes
-    (turning brought it back) arrives again, at no more than its present speed (a heavy box
-    spinning at up to 10 rad/s rebounded at 1.4 times its approach, +9 %). Random clusters of
-    3-11 boxes and balls at e 0.8-1: 0 of 400 gain energy (9 did, by up to 32 %). `bias` holds
+    substep later at the speed the first bounce had already reversed, +1 % energy). A caught
+    point keeps its arrival until it bounces, even where turning brought it back towards the
+    surface at less than that speed: Poisson's cap bounds what the bounce gives back (cutting
+    the arrival to that present speed instead, which a heavy box spinning at up to 10 rad/s
+    needed before the cap, threw away what the catch took: a plate at 100 rad/s caught by a
+    box pressed against a third one lost 76 % of its energy, benchmarks/third_box.py's seed
+    102, now 13 %). Random clusters of 3-11 boxes and balls at e 0.8-1: 0 of 400 gained energy
+    (9 did, by up to 32 %). `bias` holds
     the targets of the pressing pass, `rebound_bias` those of the bounce. Returns whether any
     point bounces.
     """
@@ -132,8 +135,6 @@ def _set_targets(rows, a, b, points, normal, normal_rows, separation, slop, rest
                 arriving = speed
             caught = incoming[p, s] > 0.0
             arrival = incoming[p, s] if caught else arriving
-            if caught and gap > slop[p] and speed * h > gap:
-                arrival = min(arrival, arriving)  # arriving again (see the docstring)
             # A point of a pair meeting on its own with no gravity between them (two bodies in
             # flight, or zero gravity) bounces in the substep its gap closes, with the
             # velocities and geometry of that one instant, so an elastic pair keeps its energy

@@ -17,7 +17,7 @@ def test_elastic_hit_on_a_chain_gains_no_energy(seed, rate):
     1e-15), and never above the start."""
     world = scene(seed, rate, 1.0, 0.0)
     start = world.snapshot().kinetic_energy
-    _, _, gain, _ = measure(world)
+    _, _, gain, _, _ = measure(world)
     assert gain <= 1e-6
     assert world.snapshot().kinetic_energy <= start * (1.0 + 1e-6)
 
@@ -31,5 +31,19 @@ def test_boxes_turning_against_each_other_keep_angular_momentum(seed, rate, rest
     momentum about the origin drifted by 5.6e-4, 4.9e-3 and 9.8e-4 relative. Parted at the speed
     that keeps it where it is, the corner stays within the slop with impulses alone: over one
     second the drift stays within 1e-9 (measured 1e-13)."""
-    drift, _, _, _ = measure(scene(seed, rate, restitution, 0.0))
+    drift, _, _, _, _ = measure(scene(seed, rate, restitution, 0.0))
     assert drift <= 1e-9
+
+
+@pytest.mark.parametrize("seed", [144, 168])
+def test_elastic_caught_hit_keeps_its_arrival(seed):
+    """e = 1, no friction, 30 rad/s. The plate's corner is caught while apart, turns back
+    towards the face at less than its arrival speed and bounces a substep later. Cut to that
+    present speed, the arrival the catch took away was lost: catch and bounce together lost
+    up to 34 % and 28 % of the energy before them. Kept (Poisson's cap bounds the bounce),
+    from one substep with no catch pending to the next the energy falls by at most 3 %
+    (measured 2.6 % and 2.2 %: the hit box is pressed into the third one in the catch, which
+    no bounce gives back) and never rises."""
+    _, _, gain, loss, _ = measure(scene(seed, 30.0, 1.0, 0.0))
+    assert loss <= 0.03
+    assert gain <= 1e-6
