@@ -81,8 +81,11 @@ def main() -> None:
                 results[case, cpu].append(bake.run_child_script(
                     __file__, envs[cpu], "--child", shape, str(count), sleeping))
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"solver alone, CPU seconds of World.simulate, median (minimum) of {args.runs} fresh "
-          f"processes alternating; load average now {load}\n")
+    print(f"solver alone, both CPU settings alike: {scenes.FPS} fps, {scenes.SUBSTEPS} substeps, "
+          f"{scenes.ITERATIONS} iterations, restitution {scenes.RESTITUTION}, friction "
+          f"{scenes.FRICTION}, density {scenes.DENSITY:.0f} kg/m³, {scenes.pile(8).frames} frames; "
+          f"CPU seconds of World.simulate, median (minimum) of {args.runs} fresh processes "
+          f"alternating; load average now {load}\n")
     print(f"{'scene':<34}{'host CPU':>16}{'generic':>16}{'generic/host':>14}  identical")
     for case in CASES:
         runs = {cpu: [r["simulate"] for r in results[case, cpu]] for cpu in CPUS}
