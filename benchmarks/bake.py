@@ -373,12 +373,12 @@ def cold_start_table(cold: dict) -> str:
     scipy = importlib.util.find_spec("scipy") is not None
     lines = [
         "Cold start of a new session with the JIT cache present (the zip's shipped kernels, "
-        f"copied by its first use), CPU s / wall s, median of 3 fresh processes (load average "
-        f"now {_load()}). Blender = process start to `import bpy` done (the interpreter's own "
-        "start included in CPU); enable = addon_utils.enable of Impulse (it imports numba and "
-        "the solver); kernels = kernels.make_ready(other_shapes) as a bake calls it, loaded from "
-        "the cache (loaded = solver kernels numba loaded, the ones Python calls: each holds its "
-        "callees).",
+        "copied by its first use), CPU s / wall s, median of 3 fresh processes, each column its "
+        f"own (load average now {_load()}). Blender = process start to `import bpy` done (the "
+        "interpreter's own start included in CPU); enable = addon_utils.enable of Impulse (it "
+        "imports numba and the solver); kernels = kernels.make_ready(other_shapes) as a bake "
+        "calls it, loaded from the cache (loaded = solver kernels numba loaded, the ones Python "
+        "calls: each holds its callees).",
         "As Blender runs: bytecode cached (Blender ignores PYTHONDONTWRITEBYTECODE), no scipy "
         "(Blender bundles none). As this environment is: PYTHONDONTWRITEBYTECODE="
         f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}, scipy "

@@ -5,7 +5,8 @@ The first bake in a new user folder loads the kernels build.py compiled into the
 the user folder; the extension's own folder gets nothing); kernels of changed sources are not
 used. Without shipped kernels (other platforms' zips), the first bake compiles the solver's
 kernels and says how long it took; a new Blender session on the same user folder loads them
-from the cache instead of compiling again.
+from the cache instead of compiling again. Either way a bake of boxes makes ready only the
+kernels of boxes and spheres, and a later bake of another shape the rest.
 """
 
 import hashlib
