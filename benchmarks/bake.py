@@ -9,12 +9,15 @@ number is the CPU time (time.process_time) of a fresh Blender process (the bpy m
 Impulse runs the built zip installed as an extension, in a session that has baked once (kernels
 loaded from the JIT cache); the built-in gets initial velocities through two animated frames
 before its range (it has no initial-velocity setting). Also measured: the first-use compile (a
-new user folder) and the cold start of a new session with the cache present.
+new user folder) and the cold start of a new session with the cache present, part by part (see
+cold_start_table), as Blender runs and in this environment as it is.
 
     .venv/bin/python benchmarks/bake.py [--quick] [--scenes demo pile64 ...] [--runs 3]
+    .venv/bin/python benchmarks/bake.py --cold-start [--zip dist/impulse_bake-...-linux_x64.zip]
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -38,6 +41,8 @@ QUICK = ("demo", "stack10", "pile8", "pile64", "spin80")
 ALL = ("demo", "stack10", "jitter50", *(f"pile{n}" for n in scenes.PILE_SIZES),
        "spin80", "burst500", "cluster60")
 TAG = "BENCH "  # a child's result line: TAG + JSON
+NO_SCIPY = "IMPULSE_BENCH_NO_SCIPY"  # a cold start's environment: scipy made unimportable
+COLD = {"boxes": "boxes and spheres", "every": "every shape"}  # make_ready(other_shapes=...)
 
 
 # --- children: each runs in its own fresh process (the bpy module) ---
@@ -245,18 +250,36 @@ def child_compile(archive: str) -> None:
            "compiled": compiling})
 
 
-def child_cold_start() -> None:
-    """A new session with the cache present: Blender, the extension, the kernels."""
+def _kernels_loaded() -> int:
+    """How many solver kernels numba has loaded from its cache in this process."""
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    solver = importlib.import_module(f"{EXTENSION}.solver")
+    kernels = {id(value): value for info in pkgutil.iter_modules(solver.__path__)
+               for value in vars(importlib.import_module(f"{solver.__name__}.{info.name}")).values()
+               if isinstance(value, CPUDispatcher)}.values()  # once each, imported in many files
+    return sum(sum(kernel.stats.cache_hits.values()) for kernel in kernels)
+
+
+def child_cold_start(kind: str) -> None:
+    """A new session with the cache present: Blender's import, Impulse's enable, then the kernels
+    of a world of boxes and spheres (kind "boxes") or of every shape ("every")."""
+    if os.environ.get(NO_SCIPY):
+        sys.modules["scipy"] = None  # unimportable, as in Blender (see blender_like)
     import bpy  # noqa: F401  (Blender itself is part of the cold start)
 
+    blender = time.process_time(), time.perf_counter()
     kernels = _enable()
-    blender = time.perf_counter()
-    cpu = time.process_time()
-    kernels.make_ready()
-    loaded = time.perf_counter()
-    _emit({"wall": loaded - STARTED, "blender_wall": blender - STARTED,
-           "kernels_wall": loaded - blender, "kernels_cpu": time.process_time() - cpu,
-           "cpu": time.process_time()})
+    enabled = time.process_time(), time.perf_counter()
+    kernels.make_ready(other_shapes=kind == "every")
+    ready = time.process_time(), time.perf_counter()
+    _emit({"blender_cpu": blender[0], "blender_wall": blender[1] - STARTED,
+           "enable_cpu": enabled[0] - blender[0], "enable_wall": enabled[1] - blender[1],
+           "kernels_cpu": ready[0] - enabled[0], "kernels_wall": ready[1] - enabled[1],
+           "cpu": ready[0], "wall": ready[1] - STARTED, "loaded": _kernels_loaded()})
 
 
 # --- the parent: fresh processes, medians, the table ---
@@ -309,19 +332,74 @@ def without_kernels(archive: str) -> str:
     return bare
 
 
-def prepare(env: dict) -> tuple[dict, dict, dict]:
-    """Build the zip; its first use in a new user folder without its shipped kernels (a
-    compile) and with them (then the runs' user folder); then cold starts."""
-    archive = built_zip()
+def blender_like(env: dict) -> dict:
+    """`env` as Blender runs its Python. Blender ignores PYTHON* variables (it initialises
+    Python with an isolated configuration unless started with --python-use-system-env), so it
+    writes and reads bytecode caches whatever PYTHONDONTWRITEBYTECODE says (here into a folder
+    of their own, not into the shared venv); and it bundles no scipy, which numba imports on its
+    first kernel load where it can (numba.np.arraymath looks for BLAS)."""
+    env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="impulse-bench-pyc-")
+    env[NO_SCIPY] = "1"
+    return env
+
+
+def cold_starts(env: dict) -> dict:
+    """Cold starts of each kind (COLD), median of 3 fresh processes, as Blender runs and in
+    `env` as it is; each setting's first, untimed session writes whatever bytecode it writes."""
+    results = {}
+    for setting, child_env in (("blender", blender_like(env)), ("as is", env)):
+        run_child(child_env, "coldstart", "boxes")
+        for kind in COLD:
+            results[setting, kind] = median_run(child_env, 3, "coldstart", kind)
+    return results
+
+
+def prepare(env: dict, archive: str, first_use: bool = True) -> tuple[dict | None, dict, dict]:
+    """The zip's first use in a new user folder without its shipped kernels (a compile; unless
+    not first_use) and with them (then the runs' user folder); then cold starts."""
     compiled = run_child({**env, "BLENDER_USER_RESOURCES": tempfile.mkdtemp(
-        prefix="impulse-bench-user-")}, "compile", without_kernels(archive))
+        prefix="impulse-bench-user-")}, "compile", without_kernels(archive)) if first_use else None
     shipped = run_child(env, "compile", archive)
-    cold = median_run(env, 3, "coldstart")
-    return compiled, shipped, cold
+    return compiled, shipped, cold_starts(env)
 
 
-def header(runs: int, compiled: dict, shipped: dict, cold: dict) -> str:
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+def _load() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def cold_start_table(cold: dict) -> str:
+    """The cold starts, part by part, and what they were run with."""
+    scipy = importlib.util.find_spec("scipy") is not None
+    lines = [
+        "Cold start of a new session with the JIT cache present (the zip's shipped kernels, "
+        "copied by its first use), CPU s / wall s, median of 3 fresh processes, each column its "
+        f"own (load average now {_load()}). Blender = process start to `import bpy` done (the "
+        "interpreter's own start included in CPU); enable = addon_utils.enable of Impulse (it "
+        "imports numba and the solver); kernels = kernels.make_ready(other_shapes) as a bake "
+        "calls it, loaded from the cache (loaded = solver kernels numba loaded, the ones Python "
+        "calls: each holds its callees).",
+        "As Blender runs: bytecode cached (Blender ignores PYTHONDONTWRITEBYTECODE), no scipy "
+        "(Blender bundles none). As this environment is: PYTHONDONTWRITEBYTECODE="
+        f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}, scipy "
+        f"{'importable' if scipy else 'absent'}.",
+        "",
+        "| setting | kernels of | Blender | enable | kernels | loaded | total |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (setting, kind), r in cold.items():
+        lines.append(
+            f"| {'as Blender runs' if setting == 'blender' else 'as this environment is'} | "
+            f"{COLD[kind]} | {r['blender_cpu']:.2f} / {r['blender_wall']:.2f} | "
+            f"{r['enable_cpu']:.2f} / {r['enable_wall']:.2f} | "
+            f"{r['kernels_cpu']:.2f} / {r['kernels_wall']:.2f} | {r['loaded']:.0f} | "
+            f"{r['cpu']:.2f} / {r['wall']:.2f} |")
+    return "\n".join(lines)
+
+
+def header(runs: int, compiled: dict | None, shipped: dict) -> str:
+    compiling = (f"{compiled['cpu']:.1f} s CPU, {compiled['wall']:.1f} s wall" if compiled
+                 else "not measured")
     return "\n".join([
         f"Settings (both sides): {scenes.FPS} fps, {scenes.SUBSTEPS} substeps, "
         f"{scenes.ITERATIONS} iterations, restitution {scenes.RESTITUTION} and friction "
@@ -330,16 +408,11 @@ def header(runs: int, compiled: dict, shipped: dict, cold: dict) -> str:
         f"{scenes.DENSITY:.0f} kg/m³, no damping; sleeping/deactivation as in the column.",
         f"CPU seconds (process_time of the Blender process doing the work), median of {runs} "
         f"fresh processes; peak memory = the process's max RSS. Machine: {os.cpu_count()} cores, "
-        f"shared and loaded (load average {load}): expect noise.",
-        f"First use in a new user folder, every kernel: compiled (a zip without shipped "
-        f"kernels, as Windows' and macOS'): {compiled['cpu']:.1f} s CPU, "
-        f"{compiled['wall']:.1f} s wall; the linux-x64 zip's shipped kernels "
+        f"shared and loaded (load average {_load()}): expect noise.",
+        "First use in a new user folder, every kernel: compiled (a zip without shipped "
+        f"kernels, as Windows' and macOS'): {compiling}; the linux-x64 zip's shipped kernels "
         f"({'compiled: not shipped' if shipped['compiled'] else 'loaded'}): "
         f"{shipped['cpu']:.2f} s CPU, {shipped['wall']:.2f} s wall.",
-        f"Cold start with the cache present (median of 3), process start to kernels ready: "
-        f"{cold['cpu']:.2f} s CPU, {cold['wall']:.2f} s wall (Blender + extension "
-        f"{cold['blender_wall']:.2f} s wall; kernels from the cache {cold['kernels_cpu']:.2f} s "
-        f"CPU, {cold['kernels_wall']:.2f} s wall).",
         "Cliffs: compare 'µs per body-frame' (Impulse simulate / (dynamic bodies × frames)) with "
         "the pile of 1000's; the issue allows 20×.",
     ])
@@ -371,6 +444,9 @@ def main() -> None:
     parser.add_argument("--scenes", nargs="+", choices=ALL, metavar="SCENE",
                         help=f"any of {', '.join(ALL)}")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--cold-start", action="store_true",
+                        help="only the cold starts (no first-use compile, no scenes)")
+    parser.add_argument("--zip", help="measure this linux-x64 zip instead of building one")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     parser.add_argument("--sleeping", choices=("on", "off"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -381,12 +457,17 @@ def main() -> None:
          "builtin": lambda: child_builtin(rest[0], sleeping),
          "install": lambda: child_install(rest[0]),
          "compile": lambda: child_compile(rest[0]),
-         "coldstart": child_cold_start}[kind]()
+         "coldstart": lambda: child_cold_start(rest[0])}[kind]()
         return
     env = child_environment()
-    compiled, shipped, cold = prepare(env)
+    archive = str(Path(args.zip).resolve()) if args.zip else built_zip()
+    compiled, shipped, cold = prepare(env, archive, first_use=not args.cold_start)
+    if args.cold_start:
+        print(f"{archive}\n\n{cold_start_table(cold)}")
+        return
     keys = args.scenes or (QUICK if args.quick else ALL)
-    lines = [header(args.runs, compiled, shipped, cold), "", COLUMNS, "|---" * 13 + "|"]
+    lines = [header(args.runs, compiled, shipped), "", cold_start_table(cold), "", COLUMNS,
+             "|---" * 13 + "|"]
     print("\n".join(lines), flush=True)
     for key in keys:
         for sleeping in (True, False):

@@ -11,13 +11,22 @@ _FLOOR = (np.array([[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0], [-1.0,
           np.array([[0, 1, 2], [0, 2, 3]]))
 
 
-def warm_up(other_shapes: bool = True) -> None:
+def warm_up(other_shapes: bool = True, boxes_and_spheres: bool = True) -> None:
     """Run tiny worlds that touch every kernel a world of boxes and spheres uses: box and
     sphere contacts (one box sunk into the ground, for the push-out and the contact sets; a
     falling sphere, for the bounce and CCD), refreshed contacts in a second substep, sleeping,
     both methods. With other_shapes (World.other_shapes), also every other shape (capsule,
     cylinder, cone, hull, compound) on a mesh floor and on each other, one of them fast enough
-    for CCD: that part takes most of a first-use compile, so callers skip it until needed."""
+    for CCD: that part takes most of a first-use compile, so callers skip it until needed.
+    boxes_and_spheres=False skips the first part, for a session that ran it already (its
+    worlds cost about 0.1 s even with every kernel loaded)."""
+    if boxes_and_spheres:
+        _boxes_and_spheres()
+    if other_shapes:
+        _other_shapes()
+
+
+def _boxes_and_spheres() -> None:
     for method in ("impulse", "penalty"):
         world = World(fps=24, substeps=2, iterations=2, method=method, sleeping=True)
         world.add_body(shape="box", size=(1.0, 1.0, 0.1), position=(0.0, 0.0, -0.1),
@@ -40,8 +49,9 @@ def warm_up(other_shapes: bool = True) -> None:
                    linear_velocity=(20.0, 0.0, 0.0))
     world.add_body(shape="sphere", size=0.1, position=(1.0, 1.0, 0.0))
     world.simulate(2)
-    if not other_shapes:
-        return
+
+
+def _other_shapes() -> None:
     world = World(fps=24, substeps=2, iterations=2)
     world.add_body(shape="mesh", vertices=_FLOOR[0], triangles=_FLOOR[1], kind="static")
     world.add_body(shape="box", size=(0.3, 0.3, 0.05), position=(0.6, 0.6, 0.05),

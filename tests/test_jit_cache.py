@@ -5,7 +5,8 @@ The first bake in a new user folder loads the kernels build.py compiled into the
 the user folder; the extension's own folder gets nothing); kernels of changed sources are not
 used. Without shipped kernels (other platforms' zips), the first bake compiles the solver's
 kernels and says how long it took; a new Blender session on the same user folder loads them
-from the cache instead of compiling again.
+from the cache instead of compiling again. Either way a bake of boxes makes ready only the
+kernels of boxes and spheres, and a later bake of another shape the rest.
 """
 
 import hashlib
@@ -63,8 +64,9 @@ def test_the_locator_files_solver_kernels_by_content_and_leaves_other_functions_
 
 
 # A new Blender session: enable Impulse (installing the zip first if given), then for each file:
-# open it, press Bake (the operator; headless it runs to the end) and print the bake's phases;
-# then how many solver kernels numba loaded from its cache and how many it compiled.
+# open it, press Bake (the operator; headless it runs to the end) and print the bake's phases and
+# which solver kernels numba has loaded from its cache so far; then how many solver kernels it
+# loaded and how many it compiled.
 SESSION = """
 import importlib, json, pkgutil, sys
 import bpy
@@ -74,25 +76,37 @@ if zip_path:
                                              enable_on_install=True)
 extension = "bl_ext.user_default.impulse_bake"
 importlib.import_module("addon_utils").enable(extension)
+
+def kernels():
+    from numba.core.registry import CPUDispatcher
+    solver = importlib.import_module(extension + ".solver")
+    return {f"{value.py_func.__module__.rpartition('.')[2]}.{value.__name__}": value
+            for info in pkgutil.iter_modules(solver.__path__)
+            for value in vars(importlib.import_module(f"{solver.__name__}.{info.name}")).values()
+            if isinstance(value, CPUDispatcher)}  # once each, imported in many files
+
 for blend in blends:
     bpy.ops.wm.open_mainfile(filepath=blend)
     assert bpy.ops.impulse.bake() == {"FINISHED"}
     stats = bpy.context.scene.impulse
     print("PHASES", json.dumps({p: getattr(stats, f"last_{p}_seconds") for p in phases.split()}))
+    print("LOADED", json.dumps(sorted(name for name, kernel in kernels().items()
+                                      if kernel.stats.cache_hits)))
 if not blends:  # one kernel of each of two files
     import numpy as np
     linalg = importlib.import_module(extension + ".solver.linalg")
     integrate = importlib.import_module(extension + ".solver.integrate")
     linalg.norm(np.ones(3)), integrate.eigenvalue_bounds(np.eye(3))
-from numba.core.registry import CPUDispatcher
-solver = importlib.import_module(extension + ".solver")
-kernels = {id(value): value for info in pkgutil.iter_modules(solver.__path__)
-           for value in vars(importlib.import_module(f"{solver.__name__}.{info.name}")).values()
-           if isinstance(value, CPUDispatcher)}.values()  # once each, imported in many files
 print("KERNELS", json.dumps({
-    "loaded": sum(sum(kernel.stats.cache_hits.values()) for kernel in kernels),
-    "compiled": sum(sum(kernel.stats.cache_misses.values()) for kernel in kernels)}))
+    "loaded": sum(sum(kernel.stats.cache_hits.values()) for kernel in kernels().values()),
+    "compiled": sum(sum(kernel.stats.cache_misses.values()) for kernel in kernels().values())}))
 """
+
+
+def _loaded_after_each_bake(printed: str) -> list[set[str]]:
+    """The solver kernels ("module.function") loaded from the cache by the end of each bake."""
+    return [set(json.loads(line.removeprefix("LOADED "))) for line in printed.splitlines()
+            if line.startswith("LOADED ")]
 
 
 def _bake_in_new_session(user: Path, install: Path | None, *blends: Path):
@@ -202,3 +216,25 @@ def test_first_bakes_compile_what_they_need_and_later_sessions_load_the_cache(
     assert kernels["compiled"] == 0 and kernels["loaded"] > 0, kernels
     assert phases[0]["compile"] > 0.0
     assert _cache_files(cache) == every_kernel, "the last session compiled again"
+
+
+def test_a_box_bake_loads_no_shape_kernel_and_a_cylinder_bake_after_loads_them(
+        scene, extension_zip, tmp_path):
+    """A new session with every kernel in its cache (the zip's shipped ones): a bake of boxes
+    makes ready only the kernels of boxes and spheres (World.other_shapes is False), so none of
+    the part-by-part narrow phase's is loaded; a cylinder's bake after it in the same session
+    loads those, compiles nothing, and says both times that it loaded the solver."""
+    small_scene()
+    boxes = _saved(tmp_path / "drop.blend")
+    barrel = next(o for o in scene.objects if o.name == "Box")
+    barrel.impulse.shape = "CYLINDER"
+    barrel_blend = _saved(tmp_path / "barrel.blend")
+    printed, phases, kernels = _bake_in_new_session(tmp_path / "user", extension_zip, boxes,
+                                                    barrel_blend)
+    after_boxes, after_barrel = _loaded_after_each_bake(printed)
+    assert "contacts.contacts_of_pairs" in after_boxes  # the narrow phase of boxes and spheres
+    assert not {"contacts.contacts_of_parts", "gjk.separation"} & after_boxes, after_boxes
+    assert {"contacts.contacts_of_parts"} <= after_barrel and after_boxes < after_barrel
+    assert kernels["compiled"] == 0, kernels
+    assert printed.count(LOADING) == 2 and COMPILING not in printed, printed
+    assert phases[0]["compile"] > 0.0 and phases[1]["compile"] > 0.0

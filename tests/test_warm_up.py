@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Counts each solver kernel's compiled variants after warm_up, runs a world of the given kind
 # (boxes and spheres over both methods, sleeping, CCD, a bounce in flight and a start overlap;
-# or every other shape as well), and prints which kernels gained variants, then which
-# part-by-part kernels were loaded at all.
+# or every other shape as well, made ready at once or after boxes and spheres), and prints which
+# kernels gained variants, then which part-by-part kernels were loaded at all.
 PROBE = """
 import importlib, pkgutil, sys
 import numpy as np
@@ -34,8 +34,12 @@ def variants():
                 found[f"{info.name}.{name}"] = len(value.signatures)
     return found
 
-other_shapes = sys.argv[1] == "all"
-solver.warm_up(other_shapes)
+other_shapes = sys.argv[1] != "boxes"
+if sys.argv[1] == "upgrade":  # as a session baking boxes, then another shape
+    solver.warm_up(False)
+    solver.warm_up(True, boxes_and_spheres=False)
+else:
+    solver.warm_up(other_shapes)
 before = variants()
 for method in ("impulse", "penalty"):
     world = solver.World(method=method)
@@ -87,4 +91,12 @@ def test_box_and_sphere_warm_up_is_all_their_worlds_compile_and_no_shape_kernel(
 def test_full_warm_up_is_all_a_world_of_every_shape_compiles():
     gained, parts = _probe("all")
     assert gained == "[]", f"compiled after warm_up(True): {gained}"
+    assert parts != "[]"
+
+
+def test_the_other_shapes_part_after_boxes_and_spheres_is_all_every_shape_compiles():
+    """kernels.make_ready's path when a session bakes boxes, then another shape: warm_up(False),
+    then warm_up(True, boxes_and_spheres=False), which skips what the first made ready."""
+    gained, parts = _probe("upgrade")
+    assert gained == "[]", f"compiled after warm_up(False) and the other shapes' part: {gained}"
     assert parts != "[]"

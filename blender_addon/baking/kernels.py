@@ -4,7 +4,9 @@ The first bake after installing compiles them (many seconds, which the progress 
 FIRST_USE) unless the zip shipped them compiled (linux-x64, see jit_cache); later sessions load
 them from the JIT cache in the extension's user folder, which takes a moment. Scenes of boxes
 and spheres need about a third of the compile (solver.warm_up), so the rest are compiled by the
-first bake of another shape.
+first bake of another shape. Loading saves less that way: numba loads only the kernels Python
+calls (about 25, each holding the code of its callees), and the first load also sets numba's
+compiler up (its typing and lowering registries), which takes about as long again.
 """
 
 import os
@@ -53,15 +55,15 @@ def first_use(other_shapes: bool = True) -> bool:
 
 def make_ready(announce: Callable[[str], None] | None = None, other_shapes: bool = True) -> float:
     """Compile or load the kernels a world needs (World.other_shapes) unless this session did
-    already; return the seconds spent. `announce` gets FIRST_USE before compiling and the time
-    it took after (not when loading)."""
+    already (after boxes and spheres, only the other shapes' part); return the seconds spent.
+    `announce` gets FIRST_USE before compiling and the time it took after (not when loading)."""
     if ready(other_shapes):
         return 0.0
     compiling = first_use(other_shapes)
     if compiling and announce is not None:
         announce(FIRST_USE)
     started = time.perf_counter()
-    solver.warm_up(other_shapes)
+    solver.warm_up(other_shapes, boxes_and_spheres=_SESSION.other_shapes is None)
     seconds = time.perf_counter() - started
     _SESSION.other_shapes, _SESSION.seconds, _SESSION.compiled = other_shapes, seconds, compiling
     marker = _marker(other_shapes)
