@@ -415,9 +415,12 @@ def prepare(m: Manifolds, rows, position, inverse_mass, world_inverse_inertia) -
 
 
 @njit(cache=True)
-def _fill_row(row, response, d, ra, rb, inverse_mass_a, inverse_mass_b, inertia_a,
-              inertia_b) -> None:
-    """J = [-d, -r_a×d, d, r_b×d] and M⁻¹Jᵀ for a direction d at arms r_a, r_b."""
+def _fill_row(row, response, d0, d1, d2, ra, rb, inverse_mass, inertia, i, j) -> None:
+    """row, response (12,) = J = [-d, -r_a×d, d, r_b×d] and M⁻¹Jᵀ for a direction d at arms
+    r_a, r_b of bodies i, j (inertia: the world inverse inertias, (N, 3, 3)). Scalars and
+    indices rather than views: each view costs two atomic reference counts, which were most of
+    prepare_rows' time."""
+    d = (d0, d1, d2)
     ax = ra[1] * d[2] - ra[2] * d[1]
     ay = ra[2] * d[0] - ra[0] * d[2]
     az = ra[0] * d[1] - ra[1] * d[0]
@@ -426,12 +429,13 @@ def _fill_row(row, response, d, ra, rb, inverse_mass_a, inverse_mass_b, inertia_
     bz = rb[0] * d[1] - rb[1] * d[0]
     row[3], row[4], row[5] = -ax, -ay, -az
     row[9], row[10], row[11] = bx, by, bz
-    for i in range(3):
-        row[i], row[6 + i] = -d[i], d[i]
-        response[i] = -inverse_mass_a * d[i]
-        response[6 + i] = inverse_mass_b * d[i]
-        response[3 + i] = -(inertia_a[i, 0] * ax + inertia_a[i, 1] * ay + inertia_a[i, 2] * az)
-        response[9 + i] = inertia_b[i, 0] * bx + inertia_b[i, 1] * by + inertia_b[i, 2] * bz
+    for k in range(3):
+        row[k], row[6 + k] = -d[k], d[k]
+        response[k] = -inverse_mass[i] * d[k]
+        response[6 + k] = inverse_mass[j] * d[k]
+        response[3 + k] = -(inertia[i, k, 0] * ax + inertia[i, k, 1] * ay
+                            + inertia[i, k, 2] * az)
+        response[9 + k] = inertia[j, k, 0] * bx + inertia[j, k, 1] * by + inertia[j, k, 2] * bz
 
 
 @njit(cache=True)
@@ -449,27 +453,34 @@ def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_
     this kernel's time."""
     ra = np.empty(3)
     rb = np.empty(3)
+    row = np.empty(12)
+    response = np.empty(12)
     held = np.zeros(POINTS, dtype=np.bool_)
     work = np.empty((POINTS, POINTS))
     vectors = np.empty((POINTS, POINTS))
     for p in rows:
         i, j = a[p], b[p]
-        normal_rows[p, points[p]:] = 0.0
-        normal_response[p, points[p]:] = 0.0
+        for s in range(points[p], POINTS):
+            for k in range(12):
+                normal_rows[p, s, k] = 0.0
+                normal_response[p, s, k] = 0.0
         for s in range(points[p]):
             for k in range(3):
                 ra[k] = point[p, s, k] - position[i, k]
                 rb[k] = point[p, s, k] - position[j, k]
-            _fill_row(normal_rows[p, s], normal_response[p, s], normal[p, s], ra, rb,
-                      inverse_mass[i], inverse_mass[j], world_inverse_inertia[i],
-                      world_inverse_inertia[j])
+            _fill_row(row, response, normal[p, s, 0], normal[p, s, 1], normal[p, s, 2], ra, rb,
+                      inverse_mass, world_inverse_inertia, i, j)
+            for k in range(12):
+                normal_rows[p, s, k] = row[k]
+                normal_response[p, s, k] = response[k]
             for r in range(2):
-                _fill_row(friction_rows[p, s, r], friction_response[p, s, r], tangents[p, r],
-                          ra, rb, inverse_mass[i], inverse_mass[j], world_inverse_inertia[i],
-                          world_inverse_inertia[j])
+                _fill_row(row, response, tangents[p, r, 0], tangents[p, r, 1],
+                          tangents[p, r, 2], ra, rb, inverse_mass, world_inverse_inertia, i, j)
                 diagonal = 0.0
                 for k in range(12):
-                    diagonal += friction_rows[p, s, r, k] * friction_response[p, s, r, k]
+                    friction_rows[p, s, r, k] = row[k]
+                    friction_response[p, s, r, k] = response[k]
+                    diagonal += row[k] * response[k]
                 friction_mass[p, s, r] = 1.0 / diagonal if diagonal > 0.0 else 0.0
         unchanged = True
         for s in range(POINTS):
@@ -483,10 +494,12 @@ def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_
         if not unchanged:
             linalg.pseudo_inverse(normal_block[p], held, CUTOFF, normal_inverse[p], work,
                                   vectors)
-        subset_ready[p, :] = False
         whole = (1 << points[p]) - 1
-        subset_inverse[p, whole] = normal_inverse[p]
-        subset_ready[p, whole] = True
+        for code in range(SUBSETS):
+            subset_ready[p, code] = code == whole
+        for s in range(POINTS):
+            for t in range(POINTS):
+                subset_inverse[p, whole, s, t] = normal_inverse[p, s, t]
 
 
 @njit(cache=True)

@@ -88,7 +88,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
                              angular_damping, awake, gravity, h)
         if len(rows):
             for i in range(len(rotations)):
-                linalg.sandwich(rotations[i], inverse_inertia[i], world_inverse[i])
+                linalg.sandwich(rotations, inverse_inertia, i, world_inverse, i)
             prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
                          world_inverse, normal_rows, normal_response, normal_block, normal_inverse,
                          subset_inverse, subset_ready, friction_rows, friction_response,
