@@ -191,7 +191,8 @@ def fast_bodies(velocity, angular_velocity, radius, thickness, awake, h, fast) -
     in a substep h (else 0); whether any does."""
     anyone = False
     for i in range(len(velocity)):
-        speed = linalg.norm(velocity[i]) + linalg.norm(angular_velocity[i]) * radius[i]
+        speed = (linalg.norm(linalg.row(velocity, i))
+                 + linalg.norm(linalg.row(angular_velocity, i)) * radius[i])
         moving = awake[i] and speed * h > CCD_FRACTION * thickness[i]
         fast[i] = 1.0 if moving else 0.0
         anyone |= moving

@@ -606,7 +606,8 @@ def escaped(position, orientation, velocity, angular_velocity, radius, speculati
         for k in range(3):
             moved += (position[i, k] - start_position[i, k]) ** 2
         moved = np.sqrt(moved) + turned(orientation, i, start_orientation, i) * radius[i]
-        ahead = ((linalg.norm(velocity[i]) + linalg.norm(angular_velocity[i]) * radius[i]) * h
+        ahead = ((linalg.norm(linalg.row(velocity, i))
+                  + linalg.norm(linalg.row(angular_velocity, i)) * radius[i]) * h
                  + fall + speculative[i])
         if moved + ahead > reach[i]:
             return True
@@ -647,7 +648,8 @@ def substep_reach(angular_velocity, radius, speculative, drop, h, out) -> None:
 @njit(cache=True)
 def _body_reach(angular_velocity, radius, speculative, drop, h, i) -> float:
     """Body i's entry of substep_reach."""
-    return linalg.norm(angular_velocity[i]) * radius[i] * h + drop + speculative[i]
+    return (linalg.norm(linalg.row(angular_velocity, i)) * radius[i] * h + drop
+            + speculative[i])
 
 
 @njit(cache=True)
