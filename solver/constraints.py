@@ -144,24 +144,24 @@ def fill(m: Manifolds, rows, found, starts, bodies, rotations) -> None:
 
 
 @njit(cache=True)
-def _anchor(shape, position, rotations, com_offset, body, point, normal, out) -> None:
-    """out (3,) = the point's anchor on a body: its body-frame offset from the centre of mass,
-    or, on a sphere, (distance from the centre along the normal, 0, 0)."""
-    rotation = rotations[body]
+def _anchor(shape, position, rotations, com_offset, body, point, normal, c, out, p, s) -> None:
+    """out[p, s] (3,) = contact c's anchor on a body (point, normal (K, 3) the contacts'): its
+    body-frame offset from the centre of mass, or, on a sphere, (distance from the centre
+    along the normal, 0, 0). Indices, not views (see _anchored)."""
     if shape[body] == SPHERE:
         along = 0.0
         for k in range(3):
-            centre = position[body, k] - (rotation[k, 0] * com_offset[body, 0]
-                                          + rotation[k, 1] * com_offset[body, 1]
-                                          + rotation[k, 2] * com_offset[body, 2])
-            along += normal[k] * (point[k] - centre)
-        out[0], out[1], out[2] = along, 0.0, 0.0
+            centre = position[body, k] - (rotations[body, k, 0] * com_offset[body, 0]
+                                          + rotations[body, k, 1] * com_offset[body, 1]
+                                          + rotations[body, k, 2] * com_offset[body, 2])
+            along += normal[c, k] * (point[c, k] - centre)
+        out[p, s, 0], out[p, s, 1], out[p, s, 2] = along, 0.0, 0.0
         return
     for i in range(3):
         total = 0.0
         for k in range(3):
-            total += rotation[k, i] * (point[k] - position[body, k])
-        out[i] = total
+            total += rotations[body, k, i] * (point[c, k] - position[body, k])
+        out[p, s, i] = total
 
 
 @njit(cache=True)
@@ -240,14 +240,15 @@ def fill_rows(rows, starts, point, normal, depth, feature, a, b, shape, position
         friction_impulse[p, :, :] = 0.0
         for s in range(count):
             c = starts[k] + s
-            row_point[p, s] = point[c]
-            row_normal[p, s] = normal[c]
+            for i in range(3):
+                row_point[p, s, i] = point[c, i]
+                row_normal[p, s, i] = normal[c, i]
             base[p, s] = separation[p, s] = -depth[c]
             row_feature[p, s] = feature[c]
-            _anchor(shape, position, rotations, com_offset, a[p], point[c], normal[c],
-                    anchor_a[p, s])
-            _anchor(shape, position, rotations, com_offset, b[p], point[c], normal[c],
-                    anchor_b[p, s])
+            _anchor(shape, position, rotations, com_offset, a[p], point, normal, c, anchor_a, p,
+                    s)
+            _anchor(shape, position, rotations, com_offset, b[p], point, normal, c, anchor_b, p,
+                    s)
         matches(count, row_feature[p], anchor_a[p], anchor_b[p], old_count, old_feature,
                 old_anchors[0], old_anchors[1], match, used)
         for s in range(count):
@@ -415,12 +416,9 @@ def prepare(m: Manifolds, rows, position, inverse_mass, world_inverse_inertia) -
 
 
 @njit(cache=True)
-def _fill_row(row, response, d0, d1, d2, ra, rb, inverse_mass, inertia, i, j) -> None:
-    """row, response (12,) = J = [-d, -r_a×d, d, r_b×d] and M⁻¹Jᵀ for a direction d at arms
-    r_a, r_b of bodies i, j (inertia: the world inverse inertias, (N, 3, 3)). Scalars and
-    indices rather than views: each view costs two atomic reference counts, which were most of
-    prepare_rows' time."""
-    d = (d0, d1, d2)
+def _fill_row(row, response, d, ra, rb, inverse_mass_a, inverse_mass_b, inertia_a,
+              inertia_b) -> None:
+    """J = [-d, -r_a×d, d, r_b×d] and M⁻¹Jᵀ for a direction d at arms r_a, r_b."""
     ax = ra[1] * d[2] - ra[2] * d[1]
     ay = ra[2] * d[0] - ra[0] * d[2]
     az = ra[0] * d[1] - ra[1] * d[0]
@@ -429,13 +427,12 @@ def _fill_row(row, response, d0, d1, d2, ra, rb, inverse_mass, inertia, i, j) ->
     bz = rb[0] * d[1] - rb[1] * d[0]
     row[3], row[4], row[5] = -ax, -ay, -az
     row[9], row[10], row[11] = bx, by, bz
-    for k in range(3):
-        row[k], row[6 + k] = -d[k], d[k]
-        response[k] = -inverse_mass[i] * d[k]
-        response[6 + k] = inverse_mass[j] * d[k]
-        response[3 + k] = -(inertia[i, k, 0] * ax + inertia[i, k, 1] * ay
-                            + inertia[i, k, 2] * az)
-        response[9 + k] = inertia[j, k, 0] * bx + inertia[j, k, 1] * by + inertia[j, k, 2] * bz
+    for i in range(3):
+        row[i], row[6 + i] = -d[i], d[i]
+        response[i] = -inverse_mass_a * d[i]
+        response[6 + i] = inverse_mass_b * d[i]
+        response[3 + i] = -(inertia_a[i, 0] * ax + inertia_a[i, 1] * ay + inertia_a[i, 2] * az)
+        response[9 + i] = inertia_b[i, 0] * bx + inertia_b[i, 1] * by + inertia_b[i, 2] * bz
 
 
 @njit(cache=True)
@@ -453,34 +450,27 @@ def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_
     this kernel's time."""
     ra = np.empty(3)
     rb = np.empty(3)
-    row = np.empty(12)
-    response = np.empty(12)
     held = np.zeros(POINTS, dtype=np.bool_)
     work = np.empty((POINTS, POINTS))
     vectors = np.empty((POINTS, POINTS))
     for p in rows:
         i, j = a[p], b[p]
-        for s in range(points[p], POINTS):
-            for k in range(12):
-                normal_rows[p, s, k] = 0.0
-                normal_response[p, s, k] = 0.0
+        normal_rows[p, points[p]:] = 0.0
+        normal_response[p, points[p]:] = 0.0
         for s in range(points[p]):
             for k in range(3):
                 ra[k] = point[p, s, k] - position[i, k]
                 rb[k] = point[p, s, k] - position[j, k]
-            _fill_row(row, response, normal[p, s, 0], normal[p, s, 1], normal[p, s, 2], ra, rb,
-                      inverse_mass, world_inverse_inertia, i, j)
-            for k in range(12):
-                normal_rows[p, s, k] = row[k]
-                normal_response[p, s, k] = response[k]
+            _fill_row(normal_rows[p, s], normal_response[p, s], normal[p, s], ra, rb,
+                      inverse_mass[i], inverse_mass[j], world_inverse_inertia[i],
+                      world_inverse_inertia[j])
             for r in range(2):
-                _fill_row(row, response, tangents[p, r, 0], tangents[p, r, 1],
-                          tangents[p, r, 2], ra, rb, inverse_mass, world_inverse_inertia, i, j)
+                _fill_row(friction_rows[p, s, r], friction_response[p, s, r], tangents[p, r],
+                          ra, rb, inverse_mass[i], inverse_mass[j], world_inverse_inertia[i],
+                          world_inverse_inertia[j])
                 diagonal = 0.0
                 for k in range(12):
-                    friction_rows[p, s, r, k] = row[k]
-                    friction_response[p, s, r, k] = response[k]
-                    diagonal += row[k] * response[k]
+                    diagonal += friction_rows[p, s, r, k] * friction_response[p, s, r, k]
                 friction_mass[p, s, r] = 1.0 / diagonal if diagonal > 0.0 else 0.0
         unchanged = True
         for s in range(POINTS):
@@ -494,12 +484,10 @@ def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_
         if not unchanged:
             linalg.pseudo_inverse(normal_block[p], held, CUTOFF, normal_inverse[p], work,
                                   vectors)
+        subset_ready[p, :] = False
         whole = (1 << points[p]) - 1
-        for code in range(SUBSETS):
-            subset_ready[p, code] = code == whole
-        for s in range(POINTS):
-            for t in range(POINTS):
-                subset_inverse[p, whole, s, t] = normal_inverse[p, s, t]
+        subset_inverse[p, whole] = normal_inverse[p]
+        subset_ready[p, whole] = True
 
 
 @njit(cache=True)
