@@ -4,8 +4,9 @@ A scene (solver_alone.world_of: the demo's World or a pile) is simulated once an
 of every `every`-th substep driver call (solver.substep.substep, not resumed) are copied; those
 substeps are then replayed, each from its copy, `reps` times as the driver itself and `reps`
 times phase by phase: each phase the driver runs is called on its own, in the driver's order,
-from Python. The phases' times therefore include one call's dispatch each (a few µs), which the
-driver does not pay: approximate, for finding what to make cheaper. CPU time
+from Python, and the same call on no rows is timed too and subtracted (its dispatch and fixed
+cost, which the driver does not pay; the phases without rows keep theirs): approximate, for
+finding what to make cheaper. CPU time
 (time.process_time), per substep; median of --runs fresh processes per tree, trees in turn.
 
     .venv/bin/python benchmarks/substep_stages.py [--trees ROOT ...] [--scene demo]
@@ -62,11 +63,20 @@ def phases():
     world_inverse = by_index if indexed else by_view
 
     spent: dict[str, float] = {}
+    none = np.empty(0, dtype=np.int64)
 
-    def timed(name, kernel, *args):
+    def timed(name, kernel, *args, net=True):
+        """Run kernel(*args), adding its time to `name`'s, less that of the same call on no
+        rows (its dispatch and fixed cost) where its first argument is the rows and `net`
+        (not for move, which moves every body whatever the rows)."""
         started = time.process_time()
         result = kernel(*args)
-        spent[name] = spent.get(name, 0.0) + time.process_time() - started
+        took = time.process_time() - started
+        if net and isinstance(args[0], np.ndarray) and args[0].dtype == np.int64:
+            started = time.process_time()
+            kernel(none, *args[1:])
+            took -= time.process_time() - started
+        spent[name] = spent.get(name, 0.0) + took
         return result
 
     def replay(rows, position, orientation, velocity, angular_velocity, mass, inverse_mass,
@@ -141,7 +151,7 @@ def phases():
         step[:] = h * left
         timed("move", move, rows, position, orientation, velocity, angular_velocity, inertia,
               inverse_inertia, mass, awake, step, step, pushed, pushed_spin, gravity, rotations,
-              points, separation, normal_impulse)
+              points, separation, normal_impulse, net=False)
 
     return substep, replay, spent
 
@@ -173,7 +183,8 @@ def child(key: str, sleeping: str, every: int, reps: int) -> None:
     def fresh(state):
         return [x.copy() if isinstance(x, np.ndarray) else x for x in state]
 
-    replay(*fresh(captured[0]))  # compiles the benchmark's own world_inverse
+    for state in captured:  # compiles what the cache lacks (inlined phases, world_inverse)
+        replay(*fresh(state))
     spent.clear()
     whole = 0.0
     for _ in range(reps):
@@ -220,7 +231,7 @@ def main() -> None:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"{args.scene}, sleeping {args.sleeping}: every {args.every}th substep replayed "
           f"{args.reps} times; CPU µs per substep, median of {args.runs} fresh processes; "
-          f"phases called one by one (each with its own dispatch); load average {load}\n")
+          f"phases called one by one, less the same call on no rows; load average {load}\n")
     names = list(dict.fromkeys(name for runs in results.values() for run in runs
                                for name in run))
     print("| phase | " + " | ".join(str(t) for t in args.trees) + " |")
