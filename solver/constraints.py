@@ -144,24 +144,24 @@ def fill(m: Manifolds, rows, found, starts, bodies, rotations) -> None:
 
 
 @njit(cache=True)
-def _anchor(shape, position, rotations, com_offset, body, point, normal, out) -> None:
-    """out (3,) = the point's anchor on a body: its body-frame offset from the centre of mass,
-    or, on a sphere, (distance from the centre along the normal, 0, 0)."""
-    rotation = rotations[body]
+def _anchor(shape, position, rotations, com_offset, body, point, normal, c, out, p, s) -> None:
+    """out[p, s] (3,) = contact c's anchor on a body (point, normal (K, 3) the contacts'): its
+    body-frame offset from the centre of mass, or, on a sphere, (distance from the centre
+    along the normal, 0, 0). Indices, not views (see _anchored)."""
     if shape[body] == SPHERE:
         along = 0.0
         for k in range(3):
-            centre = position[body, k] - (rotation[k, 0] * com_offset[body, 0]
-                                          + rotation[k, 1] * com_offset[body, 1]
-                                          + rotation[k, 2] * com_offset[body, 2])
-            along += normal[k] * (point[k] - centre)
-        out[0], out[1], out[2] = along, 0.0, 0.0
+            centre = position[body, k] - (rotations[body, k, 0] * com_offset[body, 0]
+                                          + rotations[body, k, 1] * com_offset[body, 1]
+                                          + rotations[body, k, 2] * com_offset[body, 2])
+            along += normal[c, k] * (point[c, k] - centre)
+        out[p, s, 0], out[p, s, 1], out[p, s, 2] = along, 0.0, 0.0
         return
     for i in range(3):
         total = 0.0
         for k in range(3):
-            total += rotation[k, i] * (point[k] - position[body, k])
-        out[i] = total
+            total += rotations[body, k, i] * (point[c, k] - position[body, k])
+        out[p, s, i] = total
 
 
 @njit(cache=True)
@@ -240,14 +240,15 @@ def fill_rows(rows, starts, point, normal, depth, feature, a, b, shape, position
         friction_impulse[p, :, :] = 0.0
         for s in range(count):
             c = starts[k] + s
-            row_point[p, s] = point[c]
-            row_normal[p, s] = normal[c]
+            for i in range(3):
+                row_point[p, s, i] = point[c, i]
+                row_normal[p, s, i] = normal[c, i]
             base[p, s] = separation[p, s] = -depth[c]
             row_feature[p, s] = feature[c]
-            _anchor(shape, position, rotations, com_offset, a[p], point[c], normal[c],
-                    anchor_a[p, s])
-            _anchor(shape, position, rotations, com_offset, b[p], point[c], normal[c],
-                    anchor_b[p, s])
+            _anchor(shape, position, rotations, com_offset, a[p], point, normal, c, anchor_a, p,
+                    s)
+            _anchor(shape, position, rotations, com_offset, b[p], point, normal, c, anchor_b, p,
+                    s)
         matches(count, row_feature[p], anchor_a[p], anchor_b[p], old_count, old_feature,
                 old_anchors[0], old_anchors[1], match, used)
         for s in range(count):

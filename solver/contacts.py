@@ -140,7 +140,8 @@ def _keep(i, j, k, found, within, a, b, point, normal, depth, feature):
     kept = k
     for q in range(k, k + found):
         if depth[q] >= -within:
-            point[kept], normal[kept] = point[q], normal[q]
+            for m in range(3):  # by element: a view of each row costs two atomic counts
+                point[kept, m], normal[kept, m] = point[q, m], normal[q, m]
             depth[kept], feature[kept] = depth[q], feature[q]
             a[kept], b[kept] = i, j
             kept += 1
@@ -220,7 +221,8 @@ def parts_contacts(tables, centers, rotations, i, j, margin, point, normal, dept
     for q in range(held):
         if keep[q]:
             row = k + written
-            point[row], normal[row] = cp[q], cn[q]
+            for m in range(3):
+                point[row, m], normal[row, m] = cp[q, m], cn[q, m]
             depth[row], feature[row] = cd[q], cf[q]
             written += 1
     return written

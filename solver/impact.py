@@ -82,7 +82,7 @@ def _advance(both, dynamic, position, orientation, velocity, angular_velocity, i
             w = angular_velocity[k]
             linalg.turn(orientation[k], w[0], w[1], w[2], t)
         linalg.to_matrix(orientation[k], rotations[k])
-        linalg.sandwich(rotations[k], inverse_inertia[k], world_inverse[k])
+        linalg.sandwich(rotations, inverse_inertia, k, world_inverse, k)
 
 
 @njit(cache=True)

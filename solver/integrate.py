@@ -45,7 +45,8 @@ def integrate_velocities(velocity, angular_velocity, inverse_mass, drag, lift, l
     have it) scales v and ω by (1 - d)^h."""
     for i in range(len(velocity)):
         if awake[i]:
-            force = air_force(velocity[i], angular_velocity[i], drag[i], lift[i])
+            force = air_force(linalg.row(velocity, i), linalg.row(angular_velocity, i), drag[i],
+                              lift[i])
             keep = (1.0 - linear_damping[i]) ** h
             turn = (1.0 - angular_damping[i]) ** h
             for k in range(3):
@@ -75,15 +76,24 @@ def integrate_positions(position, orientation, velocity, angular_velocity, inert
     work = 0.0
     identity = np.empty(4)
     rotation = np.empty((3, 3))
+    # body i's rows, copied in and out: a view of each would cost two atomic reference counts
+    v, q, omega = np.empty(3), np.empty(4), np.empty(3)
+    body_inertia, body_inverse = np.empty((3, 3)), np.empty((3, 3))
     weight = linalg.norm(gravity)
     for i in range(len(position)):
         if not awake[i]:
             continue
+        for k in range(3):
+            v[k], omega[k] = velocity[i, k], angular_velocity[i, k]
+            for m in range(3):
+                body_inertia[k, m], body_inverse[k, m] = inertia[i, k, m], inverse_inertia[i, k, m]
+        for k in range(4):
+            q[k] = orientation[i, k]
         h = step[i]
         if share[i] > h and weight > 0.0:
-            _take_back_gravity(velocity[i], gravity, weight, share[i] - h)
+            _take_back_gravity(v, gravity, weight, share[i] - h)
         for k in range(3):
-            position[i, k] += h * velocity[i, k]
+            position[i, k] += h * v[k]
         if pushed:
             for k in range(3):
                 lift = h * pseudo_velocity[i, k]
@@ -91,12 +101,15 @@ def integrate_positions(position, orientation, velocity, angular_velocity, inert
                 work -= mass[i] * lift * gravity[k]
             wx, wy, wz = pseudo_angular_velocity[i, 0], pseudo_angular_velocity[i, 1], \
                 pseudo_angular_velocity[i, 2]
-            linalg.turn(orientation[i], wx, wy, wz, h)
+            linalg.turn(q, wx, wy, wz, h)
             identity[0], identity[1], identity[2], identity[3] = 1.0, 0.0, 0.0, 0.0
             linalg.turn(identity, wx, wy, wz, h)
-            linalg.rotate_vector(identity, angular_velocity[i])
-        rotate_keeping_momentum(orientation[i], angular_velocity[i], inertia[i],
-                                inverse_inertia[i], h, rotation)
+            linalg.rotate_vector(identity, omega)
+        rotate_keeping_momentum(q, omega, body_inertia, body_inverse, h, rotation)
+        for k in range(3):
+            velocity[i, k], angular_velocity[i, k] = v[k], omega[k]
+        for k in range(4):
+            orientation[i, k] = q[k]
     return work
 
 

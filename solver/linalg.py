@@ -15,25 +15,32 @@ _BLOCK = 4  # a manifold's points (constraints.POINTS): a constant, so the loops
 
 
 @njit(cache=True)
+def _matrix_entries(w, x, y, z) -> tuple:
+    """The rotation matrix of the unit quaternion (w, x, y, z), row by row (9 numbers)."""
+    return (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y),
+            2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x),
+            2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
+
+
+@njit(cache=True)
 def to_matrix(q: np.ndarray, out: np.ndarray) -> None:
     """Write the rotation matrix of the unit quaternion q (4,) into out (3, 3)."""
-    w, x, y, z = q[0], q[1], q[2], q[3]
-    out[0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    out[0, 1] = 2.0 * (x * y - w * z)
-    out[0, 2] = 2.0 * (x * z + w * y)
-    out[1, 0] = 2.0 * (x * y + w * z)
-    out[1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    out[1, 2] = 2.0 * (y * z - w * x)
-    out[2, 0] = 2.0 * (x * z - w * y)
-    out[2, 1] = 2.0 * (y * z + w * x)
-    out[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    entries = _matrix_entries(q[0], q[1], q[2], q[3])
+    for r in range(3):
+        for c in range(3):
+            out[r, c] = entries[3 * r + c]
 
 
 @njit(cache=True)
 def matrices(orientations: np.ndarray, out: np.ndarray) -> None:
-    """Rotation matrices (N, 3, 3) of unit quaternions (N, 4)."""
+    """Rotation matrices (N, 3, 3) of unit quaternions (N, 4), by index: a view of each row
+    costs two atomic reference counts (as in sandwich)."""
     for i in range(len(orientations)):
-        to_matrix(orientations[i], out[i])
+        entries = _matrix_entries(orientations[i, 0], orientations[i, 1], orientations[i, 2],
+                                  orientations[i, 3])
+        for r in range(3):
+            for c in range(3):
+                out[i, r, c] = entries[3 * r + c]
 
 
 @njit(cache=True)
@@ -96,15 +103,17 @@ def norm(v: np.ndarray) -> float:
 
 
 @njit(cache=True)
-def sandwich(rotation: np.ndarray, body: np.ndarray, out: np.ndarray) -> None:
-    """out = R B Rᵀ (a body-frame tensor in world axes), all (3, 3)."""
-    for i in range(3):
-        for j in range(3):
+def sandwich(rotations: np.ndarray, bodies: np.ndarray, i, out: np.ndarray, j) -> None:
+    """out[j] = R B Rᵀ (a body-frame tensor in world axes) of R = rotations[i], B = bodies[i],
+    all (3, 3) rows of stacked arrays, taken by index: a view of each costs two atomic
+    reference counts, per body per substep."""
+    for r in range(3):
+        for c in range(3):
             total = 0.0
             for k in range(3):
                 for m in range(3):
-                    total += rotation[i, k] * body[k, m] * rotation[j, m]
-            out[i, j] = total
+                    total += rotations[i, r, k] * bodies[i, k, m] * rotations[i, c, m]
+            out[j, r, c] = total
 
 
 @njit(cache=True)

@@ -201,12 +201,11 @@ def _precondition(where, normal_block, subset_inverse, residual, out) -> float:
         while end < len(where) and where[end, 0] == p:
             code |= 1 << where[end, 1]
             end += 1
-        inverse = subset_inverse[p, code]
         for u in range(e, end):
             s = where[u, 1]
             total = 0.0
             for v in range(e, end):
-                total += inverse[s, where[v, 1]] * residual[v]
+                total += subset_inverse[p, code, s, where[v, 1]] * residual[v]
             out[u] = total
             largest = max(largest, abs(total) * normal_block[p, s, s])
         e = end
@@ -249,13 +248,12 @@ def _symmetric_sweeps(where, starts, a, b, normal_rows, normal_response, subset_
         for u in range(e, end):
             code |= 1 << where[u, 1]
             local[u - e] = residual[u] - _row_times(p, where[u, 1], a, b, normal_rows, body)
-        inverse = subset_inverse[p, code]
         i, j = a[p], b[p]
         for u in range(e, end):
             s = where[u, 1]
             change = 0.0
             for v in range(e, end):
-                change += inverse[s, where[v, 1]] * local[v - e]
+                change += subset_inverse[p, code, s, where[v, 1]] * local[v - e]
             out[u] += change
             for k in range(6):
                 body[i, k] += change * normal_response[p, s, k]

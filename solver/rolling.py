@@ -30,7 +30,7 @@ def resist_rolling(rows, a, b, points, point, normal, normal_impulse, position,
             pressed += normal_impulse[p, s]
         if pressed <= 0.0:
             continue
-        n = normal[p, 0]
+        n = (normal[p, 0, 0], normal[p, 0, 1], normal[p, 0, 2])  # a view: two atomic counts
         for side in range(2):
             body, other = (a[p], b[p]) if side == 0 else (b[p], a[p])
             coefficient = rolling_resistance[body]

@@ -88,7 +88,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
                              angular_damping, awake, gravity, h)
         if len(rows):
             for i in range(len(rotations)):
-                linalg.sandwich(rotations[i], inverse_inertia[i], world_inverse[i])
+                linalg.sandwich(rotations, inverse_inertia, i, world_inverse, i)
             prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
                          world_inverse, normal_rows, normal_response, normal_block, normal_inverse,
                          subset_inverse, subset_ready, friction_rows, friction_response,
@@ -191,7 +191,8 @@ def fast_bodies(velocity, angular_velocity, radius, thickness, awake, h, fast) -
     in a substep h (else 0); whether any does."""
     anyone = False
     for i in range(len(velocity)):
-        speed = linalg.norm(velocity[i]) + linalg.norm(angular_velocity[i]) * radius[i]
+        speed = (linalg.norm(linalg.row(velocity, i))
+                 + linalg.norm(linalg.row(angular_velocity, i)) * radius[i])
         moving = awake[i] and speed * h > CCD_FRACTION * thickness[i]
         fast[i] = 1.0 if moving else 0.0
         anyone |= moving

@@ -606,7 +606,8 @@ def escaped(position, orientation, velocity, angular_velocity, radius, speculati
         for k in range(3):
             moved += (position[i, k] - start_position[i, k]) ** 2
         moved = np.sqrt(moved) + turned(orientation, i, start_orientation, i) * radius[i]
-        ahead = ((linalg.norm(velocity[i]) + linalg.norm(angular_velocity[i]) * radius[i]) * h
+        ahead = ((linalg.norm(linalg.row(velocity, i))
+                  + linalg.norm(linalg.row(angular_velocity, i)) * radius[i]) * h
                  + fall + speculative[i])
         if moved + ahead > reach[i]:
             return True
@@ -619,14 +620,14 @@ def statistics(position, velocity, angular_velocity, mass, inertia, rotations, k
     """out (8,) = kinetic and potential energy, linear momentum and angular momentum (about the
     origin) of the dynamic bodies; spin = R I Rᵀ ω."""
     spin = np.empty(3)
-    tensor = np.empty((3, 3))
+    tensor = np.empty((1, 3, 3))
     for i in range(len(position)):
         if kind[i] != DYNAMIC:
             continue
         m, v, w, x = mass[i], velocity[i], angular_velocity[i], position[i]
-        linalg.sandwich(rotations[i], inertia[i], tensor)
+        linalg.sandwich(rotations, inertia, i, tensor, 0)
         for k in range(3):
-            spin[k] = tensor[k, 0] * w[0] + tensor[k, 1] * w[1] + tensor[k, 2] * w[2]
+            spin[k] = tensor[0, k, 0] * w[0] + tensor[0, k, 1] * w[1] + tensor[0, k, 2] * w[2]
         out[0] += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + 0.5 * (
             w[0] * spin[0] + w[1] * spin[1] + w[2] * spin[2])
         out[1] -= m * (x[0] * gravity[0] + x[1] * gravity[1] + x[2] * gravity[2])
@@ -647,7 +648,8 @@ def substep_reach(angular_velocity, radius, speculative, drop, h, out) -> None:
 @njit(cache=True)
 def _body_reach(angular_velocity, radius, speculative, drop, h, i) -> float:
     """Body i's entry of substep_reach."""
-    return linalg.norm(angular_velocity[i]) * radius[i] * h + drop + speculative[i]
+    return (linalg.norm(linalg.row(angular_velocity, i)) * radius[i] * h + drop
+            + speculative[i])
 
 
 @njit(cache=True)
