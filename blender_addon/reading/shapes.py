@@ -159,15 +159,15 @@ def mesh_points(obj, depsgraph, unit_scale: float = 1.0, read: dict | None = Non
     what is read of that mesh instead of evaluating it once each.
     """
     evaluated = obj.evaluated_get(depsgraph)
-    plain = read is not None and not obj.modifiers and obj.data.shape_keys is None
-    key = obj.data.as_pointer() if plain else 0
-    if plain and key in read:
-        local, triangles, digest = read[key]
+    shared = read if not obj.modifiers and obj.data.shape_keys is None else None
+    key = obj.data.as_pointer()
+    if shared is not None and key in shared:
+        local, triangles, digest = shared[key]
     else:
         local, triangles = _evaluated_mesh(evaluated)
         digest = mesh_digest(local, triangles)
-        if plain:
-            read[key] = local, triangles, digest
+        if shared is not None:
+            shared[key] = local, triangles, digest
     world = matrix_array(evaluated.matrix_world)
     vertices = local @ world[:3, :3].T + world[:3, 3]
     placement = world * np.array([[unit_scale], [unit_scale], [unit_scale], [1.0]])
