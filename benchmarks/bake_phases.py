@@ -9,7 +9,7 @@ run is a fresh process that loads it and simulates the same frames with the solv
 checkout (numba compiles for this machine's CPU into NUMBA_CACHE_DIR or solver/__pycache__ on
 first use: the first row can take minutes). CPU seconds (time.process_time), median of --runs.
 
-    .venv/bin/python benchmarks/bake_phases.py [--scenes demo pile64] [--runs 3]
+    .venv/bin/python benchmarks/bake_phases.py [--scenes demo pile64] [--runs 3] [--sleeping on]
 """
 
 import argparse
@@ -81,6 +81,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", nargs="+", choices=bake.ALL, default=["demo", "pile64"])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--sleeping", choices=("on", "off", "both"), default="both")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -101,8 +102,7 @@ def main() -> None:
           f"processes each; read + simulate + write = bake.\n\n{COLUMNS}\n" + "|---" * 10 + "|",
           flush=True)
     for key in args.scenes:
-        for sleeping in (True, False):
-            flag = "on" if sleeping else "off"
+        for flag in ("on", "off") if args.sleeping == "both" else (args.sleeping,):
             ours = [bake.run_child_script(__file__, env, "--child", "blender", key, flag, pickled)
                     for _ in range(args.runs)]
             loads.append(os.getloadavg()[0])
