@@ -77,3 +77,36 @@ def test_an_edited_mesh_is_fitted_again(scene, impulse):
     np.testing.assert_allclose(np.prod(after.half_extents), 3.0 * np.prod(before.half_extents),
                                rtol=1e-5)
     np.testing.assert_allclose(stretched.volume, 3.0 * solid.volume, rtol=1e-6)
+
+
+def test_one_read_of_a_scene_shares_a_plain_mesh_and_nothing_else(scene, impulse):
+    """Objects showing a mesh as it is share one read of it; a modifier or a shape key makes
+    the evaluated mesh an object's own, read on its own."""
+    shapes = impulse.blender_addon.reading.shapes
+    first = brick("First")
+    twin = bpy.data.objects.new("Twin", first.data)
+    scene.collection.objects.link(twin)
+    twin.rotation_euler, twin.location = TURN, (3, 0, 1)
+    arrayed = bpy.data.objects.new("Arrayed", first.data)  # twice the vertices, side by side
+    scene.collection.objects.link(arrayed)
+    arrayed.modifiers.new("Array", "ARRAY")
+    keyed = brick("Keyed")  # a shape key that moves every vertex, fully on
+    keyed.shape_key_add(name="Basis")
+    moved = keyed.shape_key_add(name="Moved")
+    for point in moved.data:
+        point.co.z += 0.5
+    moved.value = 1.0
+    bpy.context.view_layer.update()
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    read: dict = {}
+    objects = (first, twin, arrayed, keyed)
+    together = [shapes.mesh_points(obj, depsgraph, 1.0, read) for obj in objects]
+    alone = [shapes.mesh_points(obj, depsgraph, 1.0) for obj in objects]
+    for shared, own in zip(together, alone, strict=True):
+        assert shared.vertices.tobytes() == own.vertices.tobytes()
+        assert shared.triangles.tobytes() == own.triangles.tobytes()
+        assert shared.digest == own.digest
+    assert together[1].local is together[0].local  # the twin used the first's read
+    assert len(together[2].local) == 2 * len(together[0].local)
+    assert np.allclose(together[3].local[:, 2] - alone[0].local[:, 2], 0.5)
+    assert len(read) == 1  # only the plain mesh was kept

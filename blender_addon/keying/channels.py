@@ -47,12 +47,13 @@ def channelbag(action, obj):
     return action.layers[0].strips[0].channelbag(slot)
 
 
-def ensure(action, obj, path: str, index: int):
+def ensure(action, obj, path: str, index: int, bag=None):
     """The curve for path[index], created in the group Blender's own keying uses. 4.5's
-    `fcurve_ensure_for_datablock` has no `group_name`, so the group is set afterwards."""
+    `fcurve_ensure_for_datablock` has no `group_name`, so the group is set afterwards.
+    bag: `channelbag(action, obj)` when the caller has it (None before the first curve)."""
     curve = action.fcurve_ensure_for_datablock(obj, path, index=index)
     if curve.group is None:
-        groups = channelbag(action, obj).groups
+        groups = (channelbag(action, obj) if bag is None else bag).groups
         curve.group = groups.get(GROUP) or groups.new(GROUP)
     return curve
 
@@ -121,17 +122,37 @@ def new(frames: np.ndarray, values: np.ndarray, interpolation: str) -> Keys:
     return keys
 
 
-def key_empty(curve, frames: np.ndarray, values: np.ndarray, interpolation: str) -> None:
-    """Give a curve without keys the keys `new` makes, setting only what `add` does not."""
-    points = curve.keyframe_points
-    count = len(frames)
-    points.add(count)
-    points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
+def coordinates(frames: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(C, K, 2) float32 keys' `co` of C channels, (K, C) `values` at K `frames`: what
+    `key_empty` takes, made for all of an object's channels at once."""
+    co = np.empty((values.shape[1], len(frames), 2), dtype=np.float32)
+    co[:, :, 0] = frames
+    co[:, :, 1] = values.T
+    return co
+
+
+@cache
+def _new_fields(count: int, interpolation: str) -> dict[str, np.ndarray]:
+    """The fields `key_empty` sets besides `co` for `count` keys, made once per key count
+    (every curve of a bake has the same) and read-only: foreach_set only reads them."""
+    fields = {name: np.full(count, default, dtype=np.float32)
+              for name, default in _NEW_FLOATS.items()}
     if interpolation != _ADDED["interpolation"]:
-        points.foreach_set("interpolation", np.full(count, enum_value("interpolation",
-                                                                      interpolation), np.int32))
-    for name, default in _NEW_FLOATS.items():
-        points.foreach_set(name, np.full(count, default, dtype=np.float32))
+        fields = {"interpolation": np.full(count, enum_value("interpolation", interpolation),
+                                           np.int32), **fields}
+    for values in fields.values():
+        values.flags.writeable = False
+    return fields
+
+
+def key_empty(curve, co: np.ndarray, interpolation: str) -> None:
+    """Give a curve without keys the keys `new` makes at `co` ((K, 2) float32, one row of
+    `coordinates`), setting only what `add` does not."""
+    points = curve.keyframe_points
+    points.add(len(co))
+    points.foreach_set("co", co.ravel())
+    for name, values in _new_fields(len(co), interpolation).items():
+        points.foreach_set(name, values)
     curve.update()
 
 

@@ -126,19 +126,21 @@ def write(obj, frames, basis: np.ndarray, turns: np.ndarray, interpolation: str 
     stored = json.loads(state.channels)
     known = {(entry["path"], entry["index"]) for entry in stored}
     bag = channels.channelbag(action, obj)  # looked up once: it is a few RNA calls
+    frames = np.asarray(frames)
     for data_path, values in (("location", location), (path, rotation)):
+        co = channels.coordinates(frames, values)
         for index in range(values.shape[1]):
             curve = None if bag is None else bag.fcurves.find(data_path, index=index)
             created = curve is None
             if created:
-                curve = channels.ensure(action, obj, data_path, index)
+                curve = channels.ensure(action, obj, data_path, index, bag)
                 bag = channels.channelbag(action, obj) if bag is None else bag
             if len(curve.keyframe_points):
-                keys = channels.new(np.asarray(frames), values[:, index], interpolation)
+                keys = channels.new(frames, values[:, index], interpolation)
                 replaced = channels.to_json(
                     channels.replace_range(curve, state.frame_start, state.frame_end, keys))
             else:  # a new curve, or one the last bake emptied: nothing to keep or merge
-                channels.key_empty(curve, np.asarray(frames), values[:, index], interpolation)
+                channels.key_empty(curve, co[index], interpolation)
                 replaced = channels.EMPTY
             if (data_path, index) not in known:
                 entry = {"path": data_path, "index": index, "created": created}

@@ -18,7 +18,7 @@ from ..units import length_text
 from . import fit_cache, visibility
 from .air import air_coefficients
 from .fitting import ShapeError, fit_body, in_compound
-from .shapes import MeshPoints, Shape, inverse, matrix_array, up_direction
+from .shapes import MeshPoints, Shape, determinant, inverse, matrix_array, up_direction
 
 ANIMATION_VELOCITY_SPAN = 0.1  # frames between the samples of the start velocity estimate
 ANIMATION_SAMPLES = ANIMATION_VELOCITY_SPAN * np.arange(-2, 3)  # frames from the start
@@ -248,10 +248,11 @@ def _up(scene) -> np.ndarray:
         raise BakeError(f"The scene's {error}") from error
 
 
-def _measure(obj, depsgraph, scene, up: np.ndarray, warnings: list[str], counts):
+def _measure(obj, depsgraph, scene, up: np.ndarray, warnings: list[str], counts, read: dict):
     """(obj, points, shape, start world matrix) at the current frame, or BakeError naming it.
 
-    counts(obj) says whether an object is a body of this bake (a compound's parts must be).
+    counts(obj) says whether an object is a body of this bake (a compound's parts must be);
+    read: the meshes read so far (see shapes.mesh_points).
     """
     start_matrix = matrix_array(obj.evaluated_get(depsgraph).matrix_world)
     if not np.all(np.isfinite(start_matrix)):
@@ -259,13 +260,12 @@ def _measure(obj, depsgraph, scene, up: np.ndarray, warnings: list[str], counts)
             f"'{obj.name}' has a location, rotation or scale that is not a number (NaN or "
             "infinite)"
         )
-    axes = start_matrix[:3, :3].T
-    if abs(np.dot(axes[0], np.cross(axes[1], axes[2]))) < 1e-12:  # determinant
+    if abs(determinant(start_matrix[:3, :3])) < 1e-12:
         raise BakeError(f"'{obj.name}' has zero scale on an axis")
     passive = obj.impulse.body_type == "PASSIVE"
     try:
         points, shape = fit_body(obj, depsgraph, scene.unit_settings.scale_length,
-                                 up if passive else None, counts)
+                                 up if passive else None, counts, read)
     except ShapeError as error:
         raise BakeError(str(error)) from error
     if not np.all(np.isfinite(points.vertices)):
@@ -297,7 +297,9 @@ def build_world(scene, depsgraph, frame_start=None, frame_end=None):
     try:
         scene.frame_set(start)
         up = _up(scene)
-        measured = [_measure(obj, depsgraph, scene, up, warnings, counts) for obj in bodies]
+        read: dict = {}
+        measured = [_measure(obj, depsgraph, scene, up, warnings, counts, read)
+                    for obj in bodies]
         world = solver.World(
             gravity=tuple(_gravity(scene, unit_scale)),
             fps=fps,

@@ -10,14 +10,13 @@ extents and thickening are measured per object every time, and the world axes co
 turned frame as they do in the search (a box is never larger than the one fitted in place).
 """
 
-import hashlib
 from collections import OrderedDict
 
 import numpy as np
 
 from ... import solver
 from ...solver.obb import obb_frame, obb_in_frames
-from .shapes import MeshPoints
+from .shapes import MeshPoints, determinant, mesh_digest
 
 MEMORY = 4096  # meshes remembered (least recently used first out)
 # A matrix whose columns are this close (relative) to orthogonal and of equal length is a
@@ -50,7 +49,7 @@ def mass_properties(points: MeshPoints) -> solver.MassProperties:
     if not solid.closed:  # weighed as its box, which is the world-fitted one
         return solver.mass_properties(points.vertices, points.triangles, density=1.0)
     linear = np.eye(3) if turn is None else points.placement[:3, :3]
-    scale = 1.0 if turn is None else _determinant(linear)
+    scale = 1.0 if turn is None else determinant(linear)
     volume = solid.volume * scale
     return solver.MassProperties(volume, volume, linear @ solid.center_of_mass
                                  + points.placement[:3, 3],
@@ -65,22 +64,13 @@ def _mesh_space(points: MeshPoints) -> tuple[np.ndarray, np.ndarray | None, byte
     """
     assert points.local is not None and points.placement is not None
     linear = points.placement[:3, :3]
-    digest = hashlib.blake2b(points.local.tobytes(), digest_size=16)
-    digest.update(np.ascontiguousarray(points.triangles).tobytes())
-    determinant = _determinant(linear)
-    scale = abs(determinant) ** (1.0 / 3.0)
-    turn = linear / scale if determinant > 0.0 else None
+    digest = points.digest or mesh_digest(points.local, points.triangles)
+    det = determinant(linear)
+    scale = abs(det) ** (1.0 / 3.0)
+    turn = linear / scale if det > 0.0 else None
     if turn is not None and np.abs(turn.T @ turn - np.eye(3)).max() <= _SIMILAR:
-        digest.update(b"own")
-        return points.local, turn, digest.digest()
-    digest.update(linear.tobytes())
-    return points.local @ linear.T, None, digest.digest()
-
-
-def _determinant(m: np.ndarray) -> float:
-    """det of a 3 x 3 matrix, in plain floats (np.linalg's LAPACK call is slow in Blender)."""
-    (a, b, c), (d, e, f), (g, h, i) = m.tolist()
-    return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+        return points.local, turn, digest + b"own"
+    return points.local @ linear.T, None, digest + linear.tobytes()
 
 
 def _remember(memo: OrderedDict, key: bytes, compute):

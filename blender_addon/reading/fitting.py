@@ -43,14 +43,15 @@ def compound_parts(obj, counts: Callable = is_body) -> list:
 
 
 def fit_body(obj, depsgraph, unit_scale: float, up, counts: Callable = is_body,
-             ) -> tuple[MeshPoints, Shape]:
+             read: dict | None = None) -> tuple[MeshPoints, Shape]:
     """(the mesh that weighs, its collision shape) of body `obj`, in world space, metres.
 
-    up (3,) or None: the side a flat passive ground keeps (see fit_shape). Raises ShapeError.
+    up (3,) or None: the side a flat passive ground keeps (see fit_shape); read: see
+    mesh_points. Raises ShapeError.
     """
     kind = KINDS[obj.impulse.shape]
     if kind != "compound":
-        points = mesh_points(obj, depsgraph, unit_scale)
+        points = mesh_points(obj, depsgraph, unit_scale, read)
         if len(points.vertices) == 0:
             raise ShapeError(f"Mesh '{obj.name}' has no vertices")
         return points, fit_shape(points, kind, up, fit_cache.box(points, up))
@@ -64,7 +65,7 @@ def fit_body(obj, depsgraph, unit_scale: float, up, counts: Callable = is_body,
         if part_kind not in CONVEX:
             raise ShapeError(f"'{part.name}' is a Mesh part of compound '{obj.name}': parts "
                              f"must be convex ({PART_KINDS})")
-        points = mesh_points(part, depsgraph, unit_scale)
+        points = mesh_points(part, depsgraph, unit_scale, read)
         if len(points.vertices) == 0:
             raise ShapeError(f"Mesh '{part.name}' (a part of '{obj.name}') has no vertices")
         meshes.append(points)

@@ -10,6 +10,7 @@ enclosing shape is smallest, which is the mesh's axis of symmetry (a cylinder as
 wide included, where the box's extents alone cannot tell). Each fit encloses every vertex.
 """
 
+import hashlib
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -45,13 +46,15 @@ class MeshPoints:
     """World-space triangles of one object's evaluated mesh, scaled to metres.
 
     local and placement, when known, are the mesh's own vertex coordinates and the (4, 4)
-    matrix (in metres) that places them: fit_cache shares fits between objects by them.
+    matrix (in metres) that places them, and digest is `mesh_digest` of local and triangles:
+    fit_cache shares fits between objects by them.
     """
 
     vertices: np.ndarray  # (M, 3)
     triangles: np.ndarray  # (T, 3) int
     local: np.ndarray | None = None  # (M, 3)
     placement: np.ndarray | None = None  # (4, 4)
+    digest: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,12 @@ def matrix_array(matrix) -> np.ndarray:
     return np.array(matrix, dtype=float)
 
 
+def determinant(m: np.ndarray) -> float:
+    """det of a 3 x 3 matrix, in plain floats (np.linalg's LAPACK call is slow in Blender)."""
+    (a, b, c), (d, e, f), (g, h, i) = m.tolist()
+    return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+
+
 def inverse(matrix: np.ndarray) -> np.ndarray:
     """Inverse of one 4 x 4 matrix through mathutils: numpy's LAPACK call competes with
     Blender's worker threads and can take a millisecond instead of microseconds."""
@@ -141,9 +150,32 @@ def up_direction(gravity) -> np.ndarray:
     return -gravity / length if length > 0.0 else np.array([0.0, 0.0, 1.0])
 
 
-def mesh_points(obj, depsgraph, unit_scale: float = 1.0) -> MeshPoints:
-    """Read the evaluated mesh (with modifiers) and move it to world space in metres."""
+def mesh_points(obj, depsgraph, unit_scale: float = 1.0, read: dict | None = None,
+                ) -> MeshPoints:
+    """Read the evaluated mesh (with modifiers) and move it to world space in metres.
+
+    read: a dict kept for one reading of the scene (one depsgraph state), in which objects
+    that show their mesh as it is (no modifiers, no shape keys: every box of a pile) share
+    what is read of that mesh instead of evaluating it once each.
+    """
     evaluated = obj.evaluated_get(depsgraph)
+    shared = read if not obj.modifiers and obj.data.shape_keys is None else None
+    key = obj.data.as_pointer()
+    if shared is not None and key in shared:
+        local, triangles, digest = shared[key]
+    else:
+        local, triangles = _evaluated_mesh(evaluated)
+        digest = mesh_digest(local, triangles)
+        if shared is not None:
+            shared[key] = local, triangles, digest
+    world = matrix_array(evaluated.matrix_world)
+    vertices = local @ world[:3, :3].T + world[:3, 3]
+    placement = world * np.array([[unit_scale], [unit_scale], [unit_scale], [1.0]])
+    return MeshPoints(vertices * unit_scale, triangles, local, placement, digest)
+
+
+def _evaluated_mesh(evaluated) -> tuple[np.ndarray, np.ndarray]:
+    """(local vertices (M, 3), canonical triangles (T, 3)) of an evaluated object's mesh."""
     mesh = evaluated.to_mesh()
     try:
         local = np.empty(len(mesh.vertices) * 3)
@@ -153,12 +185,14 @@ def mesh_points(obj, depsgraph, unit_scale: float = 1.0) -> MeshPoints:
         mesh.loop_triangles.foreach_get("vertices", triangles)
     finally:
         evaluated.to_mesh_clear()
-    world = matrix_array(evaluated.matrix_world)
-    local = local.reshape(-1, 3)
-    vertices = local @ world[:3, :3].T + world[:3, 3]
-    placement = world * np.array([[unit_scale], [unit_scale], [unit_scale], [1.0]])
-    return MeshPoints(vertices * unit_scale, canonical_triangles(triangles.reshape(-1, 3)),
-                      local, placement)
+    return local.reshape(-1, 3), canonical_triangles(triangles.reshape(-1, 3))
+
+
+def mesh_digest(local: np.ndarray, triangles: np.ndarray) -> bytes:
+    """A hash of exactly what a mesh's fits are computed from (fit_cache's key)."""
+    digest = hashlib.blake2b(local.tobytes(), digest_size=16)
+    digest.update(np.ascontiguousarray(triangles).tobytes())
+    return digest.digest()
 
 
 def canonical_triangles(triangles: np.ndarray) -> np.ndarray:
