@@ -50,9 +50,14 @@ _COLUMNS = {
 
 
 class Bodies:
-    """All bodies of a World; rows are body indices in the order they were added."""
+    """All bodies of a World; rows are body indices in the order they were added.
+
+    Each column is the first len(self) rows of a larger buffer that doubles when full, so adding
+    N bodies copies O(N) rows, not the O(N²) of growing every column by one row each time.
+    """
 
     def __init__(self):
+        self._buffers: dict[str, np.ndarray] = {}
         for name, (tail, dtype) in _COLUMNS.items():
             setattr(self, name, np.zeros((0, *tail), dtype))
         self.paths: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
@@ -62,10 +67,23 @@ class Bodies:
 
     def append(self, **row) -> int:
         """Add one body; quantities not given are zero (e.g. the inverses of a static body)."""
+        n = len(self)
         for name, (tail, dtype) in _COLUMNS.items():
-            value = np.broadcast_to(np.asarray(row.get(name, 0), dtype=dtype), tail)[None]
-            setattr(self, name, np.concatenate([getattr(self, name), value]))
-        return len(self) - 1
+            column, buffer = getattr(self, name), self._buffers.get(name)
+            if buffer is None or column.base is not buffer or len(buffer) == n:
+                buffer = np.zeros((max(8, 2 * n), *tail), dtype)  # full, or a column replaced
+                buffer[:n] = column
+                self._buffers[name] = buffer
+            buffer[n] = np.asarray(row.get(name, 0), dtype=dtype)
+            setattr(self, name, buffer[: n + 1])
+        return n
+
+    def __getstate__(self) -> dict:
+        """Pickled without the spare rows (each column pickles as its own array)."""
+        return {name: value for name, value in vars(self).items() if name != "_buffers"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _buffers={})
 
     @property
     def dynamic(self) -> np.ndarray:

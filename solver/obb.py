@@ -72,14 +72,16 @@ def obb_from_points(points, triangles=None, up=None) -> OrientedBox:
     is preferred, and the axes are ordered and signed to be nearest identity.
     """
     points, tri = _checked(points, triangles)
-    return _box_in_frame(points, tri, _smallest_frame(points, tri), up)
+    origin, local = _centred(points)
+    return _box_in_frame(origin, local, tri, _smallest_frame(local, tri), up)
 
 
 def obb_frame(points, triangles=None) -> np.ndarray:
     """(3, 3) axes (columns) of obb_from_points's box before its axes are relabelled: the costly
     search. It turns with the points (but for the input-axes candidate), so a caller can search
     once per shape in the shape's own coordinates and rotate the result (obb_in_frames)."""
-    return _smallest_frame(*_checked(points, triangles))
+    points, tri = _checked(points, triangles)
+    return _smallest_frame(_centred(points)[1], tri)
 
 
 def obb_in_frames(points, frames, triangles=None, up=None) -> OrientedBox:
@@ -88,8 +90,8 @@ def obb_in_frames(points, frames, triangles=None, up=None) -> OrientedBox:
     thickened, axes relabelled nearest identity. The search is skipped."""
     points, tri = _checked(points, triangles)
     frames = np.asarray(frames, dtype=float).reshape(-1, 3, 3)
-    local = points - points.mean(axis=0)
-    return _box_in_frame(points, tri, frames[_smallest(local, frames)], up)
+    origin, local = _centred(points)
+    return _box_in_frame(origin, local, tri, frames[_smallest(local, frames)], up)
 
 
 def _checked(points, triangles) -> tuple[np.ndarray, np.ndarray | None]:
@@ -104,9 +106,15 @@ def _checked(points, triangles) -> tuple[np.ndarray, np.ndarray | None]:
     return points, tri
 
 
-def _smallest_frame(points: np.ndarray, tri: np.ndarray | None) -> np.ndarray:
-    """The frame of the smallest box among the candidates (input axes, PCA, faces and edges)."""
-    local = points - points.mean(axis=0)
+def _centred(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the points' mean, the points less it): the origin every frame is measured about."""
+    origin = points.mean(axis=0)
+    return origin, points - origin
+
+
+def _smallest_frame(local: np.ndarray, tri: np.ndarray | None) -> np.ndarray:
+    """The frame of the smallest box among the candidates (input axes, PCA, faces and edges)
+    of centred points."""
     faces = _faces(local, tri)
     covariance = np.cov(local.T, bias=True).reshape(3, 3) if faces is None else _covariance(*faces)
     eigenvalues, pca = np.linalg.eigh(covariance)
@@ -116,7 +124,7 @@ def _smallest_frame(points: np.ndarray, tri: np.ndarray | None) -> np.ndarray:
         normals, edges = _face_directions(*faces)
         primary = np.concatenate([directions, normals])
         secondary = np.concatenate([directions, normals, edges])
-    frames = _frames(primary, secondary, len(points))
+    frames = _frames(primary, secondary, len(local))
     return frames[_smallest(local, frames)]
 
 
@@ -127,10 +135,8 @@ def _smallest(local: np.ndarray, frames: np.ndarray) -> int:
     return int(np.argmax(volume <= volume.min() * (1.0 + _VOLUME_TIE)))
 
 
-def _box_in_frame(points: np.ndarray, tri: np.ndarray | None, rotation: np.ndarray,
-                  up) -> OrientedBox:
-    origin = points.mean(axis=0)
-    local = points - origin
+def _box_in_frame(origin: np.ndarray, local: np.ndarray, tri: np.ndarray | None,
+                  rotation: np.ndarray, up) -> OrientedBox:
     projected = local @ rotation
     lo, hi = projected.min(axis=0), projected.max(axis=0)
     lo, hi, thickened = _thicken(lo, hi, rotation, local, tri, _unit_or_none(up))

@@ -96,14 +96,15 @@ def from_matrix(m: np.ndarray) -> np.ndarray:
                         (0, 3, m[..., 1, 0] - m[..., 0, 1]), (1, 2, m[..., 0, 1] + m[..., 1, 0]),
                         (1, 3, m[..., 0, 2] + m[..., 2, 0]), (2, 3, m[..., 1, 2] + m[..., 2, 1])):
         k[..., i, j] = k[..., j, i] = value
-    diagonal = np.diagonal(k, axis1=-2, axis2=-1)
-    choice = np.argmax(diagonal, axis=-1)[..., None]
-    s = 2.0 * np.sqrt(np.maximum(np.take_along_axis(diagonal, choice, axis=-1), 1e-300))
-    q = np.take_along_axis(k, choice[..., None], axis=-2)[..., 0, :] / s
-    np.put_along_axis(q, choice, s / 4, axis=-1)  # 4 q_k² / (4 |q_k|), rounded as |q_k| is
+    k = k.reshape(-1, 4, 4)
+    rows = np.arange(len(k))  # indexed directly: take_along_axis costs more than the maths
+    choice = np.argmax(np.diagonal(k, axis1=-2, axis2=-1), axis=-1)
+    s = 2.0 * np.sqrt(np.maximum(k[rows, choice, choice], 1e-300))
+    q = k[rows, choice] / s[:, None]
+    q[rows, choice] = s / 4  # 4 q_k² / (4 |q_k|), rounded as |q_k| is
     norm = np.linalg.norm(q, axis=-1, keepdims=True)  # > 0: |q_k| is at least 1/2
-    q /= np.where(q[..., :1] < 0.0, -norm, norm)  # unit length, w >= 0
-    return q
+    q /= np.where(q[:, :1] < 0.0, -norm, norm)  # unit length, w >= 0
+    return q.reshape(*m.shape[:-2], 4)
 
 
 def from_axis_angle(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
