@@ -121,10 +121,14 @@ def main() -> None:
     if args.dump_demo is not None:
         dump_demo(args.dump_demo or None)
         return
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import scenes
+
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"solver alone: World.simulate, CPU s, median of {args.runs} fresh processes "
-          f"(kernels ready before the clock); 24 fps, 10 substeps, 10 iterations, e = mu = 0.5, "
-          f"BOX; load average {load}\n")
+          f"(kernels ready before the clock); {scenes.FPS} fps, {scenes.SUBSTEPS} substeps, "
+          f"{scenes.ITERATIONS} iterations, e = {scenes.RESTITUTION}, mu = {scenes.FRICTION}, "
+          f"density {scenes.DENSITY:.0f} kg/m³, BOX; load average {load}\n")
     print("| scene | sleeping | " + " | ".join(str(t) for t in args.trees) + " |")
     print("|---|---|" + "---|" * len(args.trees), flush=True)
     for key in args.scenes:
