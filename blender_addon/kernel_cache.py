@@ -27,6 +27,12 @@ _WRITABLE: set[str] = set()
 
 
 @functools.cache
+def _in_solver(py_file: str) -> bool:
+    """Whether a source file is in the solver folder (resolved once per file, not per kernel)."""
+    return Path(py_file).resolve().parent == SOLVER
+
+
+@functools.cache
 def _content(py_file: str) -> tuple[int, str]:
     data = Path(py_file).read_bytes()
     return len(data), hashlib.sha256(data).hexdigest()
@@ -54,7 +60,7 @@ class SolverLocator(_CacheLocator):
     def from_function(cls, py_func, py_file: str):
         """The locator of a solver function when NUMBA_CACHE_DIR is set, else None (the next
         locator is asked)."""
-        if not config.CACHE_DIR or Path(py_file).resolve().parent != SOLVER:
+        if not config.CACHE_DIR or not _in_solver(py_file):
             return None
         locator = cls(py_func, py_file)
         if locator._cache_path not in _WRITABLE:
