@@ -9,7 +9,13 @@ run is a fresh process that loads it and simulates the same frames with the solv
 checkout (numba compiles for this machine's CPU into NUMBA_CACHE_DIR or solver/__pycache__ on
 first use: the first row can take minutes). CPU seconds (time.process_time), median of --runs.
 
+--cold-start times instead a new session's first bake, with the JIT cache present (the zip's
+shipped kernels, copied by an install run first), as Blender runs (bake.blender_like): Blender's
+import, Impulse's enable, then the first bake of each scene (the scene built first, untimed), and
+the bake's own phase timings (wall seconds; "compile" is the kernels' loading).
+
     .venv/bin/python benchmarks/bake_phases.py [--scenes demo pile64] [--runs 3] [--sleeping on]
+    .venv/bin/python benchmarks/bake_phases.py --cold-start [--zip ZIP] [--runs 5]
 """
 
 import argparse
@@ -55,6 +61,26 @@ def child_blender(key: str, sleeping: bool, pickled: str) -> None:
                 "bake": done - resumed + read - started})
 
 
+def child_cold_start(key: str) -> None:
+    """A new session to the end of its first bake, of scene `key` (sleeping on)."""
+    import importlib
+
+    if os.environ.get(bake.NO_SCIPY):
+        sys.modules["scipy"] = None  # unimportable, as in Blender (see bake.blender_like)
+    import bpy  # noqa: F401  (Blender itself is part of the cold start)
+
+    blender = time.process_time()
+    bake._enable()
+    enabled = time.process_time()
+    job_module = importlib.import_module(f"{bake.EXTENSION}.blender_addon.baking.job")
+    scene = bake.build_scene(key)
+    built = time.process_time()
+    report = job_module.bake_scene(scene)
+    baked = time.process_time()
+    bake._emit({"blender": blender, "enable": enabled - blender, "bake": baked - built,
+                "total": baked - built + enabled, **report.timings})
+
+
 class _PlainSolver(pickle.Unpickler):
     """Unpickles the extension's World with this checkout's solver (same classes, plain names)."""
 
@@ -82,17 +108,26 @@ def main() -> None:
     parser.add_argument("--scenes", nargs="+", choices=bake.ALL, default=["demo", "pile64"])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sleeping", choices=("on", "off", "both"), default="both")
+    parser.add_argument("--cold-start", action="store_true",
+                        help="a new session's first bake instead, part by part")
+    parser.add_argument("--zip", help="measure this linux-x64 zip instead of building one")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         kind, *rest = args.child
         if kind == "blender":
             child_blender(rest[0], rest[1] == "on", rest[2])
+        elif kind == "cold":
+            child_cold_start(rest[0])
         else:
             child_solver(rest[0], int(rest[1]))
         return
     env = bake.child_environment()
-    bake.run_child_script(bake.__file__, env, "--child", "install", bake.built_zip())
+    archive = str(Path(args.zip).resolve()) if args.zip else bake.built_zip()
+    bake.run_child_script(bake.__file__, env, "--child", "install", archive)
+    if args.cold_start:
+        cold_starts(bake.blender_like(env), args.scenes, args.runs)
+        return
     plain = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CACHE_LOCATOR")}
     pickled = str(Path(tempfile.mkdtemp(prefix="impulse-phases-")) / "world.pickle")
     loads = []
@@ -117,6 +152,21 @@ def main() -> None:
                   f"{m['simulate'] - solo:+.3f} |", flush=True)
     print(f"\nLoad average (1 min) while measuring: {min(loads):.1f}–{max(loads):.1f} on "
           f"{os.cpu_count()} cores.")
+
+
+def cold_starts(env: dict, keys: list[str], runs: int) -> None:
+    print(f"{COLD_COLUMNS}\n" + "|---" * 10 + "|", flush=True)
+    bake.run_child_script(__file__, env, "--child", "cold", keys[0])  # writes the bytecode
+    for key in keys:
+        m = bake.medians([bake.run_child_script(__file__, env, "--child", "cold", key)
+                          for _ in range(runs)])
+        print(f"| {key} | {m['blender']:.2f} | {m['enable']:.2f} | {m['bake']:.2f} | "
+              f"{m['total']:.2f} | {m['read']:.3f} | {m['compile']:.3f} | {m['simulate']:.3f} | "
+              f"{m['write']:.3f} | {os.getloadavg()[0]:.1f} |", flush=True)
+
+
+COLD_COLUMNS = ("| scene | Blender (CPU s) | enable | first bake | total | bake's read (wall s) "
+                "| compile (loading) | simulate | write | load |")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,15 @@ from numba.core.caching import _CacheLocator  # type: ignore[import-untyped]
 
 SOLVER = Path(__file__).resolve().parent.parent / "solver"
 FOLDER = "solver"  # in NUMBA_CACHE_DIR
+# Cache folders found writable: numba's check writes a temporary file, once per folder is enough
+# (a session defines some 170 kernels). Saving a kernel checks again.
+_WRITABLE: set[str] = set()
+
+
+@functools.cache
+def _in_solver(py_file: str) -> bool:
+    """Whether a source file is in the solver folder (resolved once per file, not per kernel)."""
+    return Path(py_file).resolve().parent == SOLVER
 
 
 @functools.cache
@@ -51,11 +60,13 @@ class SolverLocator(_CacheLocator):
     def from_function(cls, py_func, py_file: str):
         """The locator of a solver function when NUMBA_CACHE_DIR is set, else None (the next
         locator is asked)."""
-        if not config.CACHE_DIR or Path(py_file).resolve().parent != SOLVER:
+        if not config.CACHE_DIR or not _in_solver(py_file):
             return None
         locator = cls(py_func, py_file)
-        try:
-            locator.ensure_cache_path()
-        except OSError:
-            return None  # a folder we may not write: numba's next locator, as numba does
+        if locator._cache_path not in _WRITABLE:
+            try:
+                locator.ensure_cache_path()
+            except OSError:
+                return None  # a folder we may not write: numba's next locator, as numba does
+            _WRITABLE.add(locator._cache_path)
         return locator

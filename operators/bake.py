@@ -19,7 +19,8 @@ _NAVIGATION = frozenset(
 def _report_done(operator, report: BakeReport) -> None:
     for warning in report.warnings:
         operator.report({"WARNING"}, warning)
-    ready = f" ({kernels.summary()})" if report.timings.get("compile") else ""
+    seconds = report.timings.get("compile")
+    ready = f" ({kernels.summary(seconds)})" if seconds else ""
     operator.report(
         {"INFO"},
         f"Baked {report.bodies} bodies over {report.frames} frames in {report.seconds:.2f} s"

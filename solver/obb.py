@@ -91,7 +91,9 @@ def obb_in_frames(points, frames, triangles=None, up=None) -> OrientedBox:
     points, tri = _checked(points, triangles)
     frames = np.asarray(frames, dtype=float).reshape(-1, 3, 3)
     origin, local = _centred(points)
-    return _box_in_frame(origin, local, tri, frames[_smallest(local, frames)], up)
+    lo, hi = _extents(local, frames.transpose(0, 2, 1).reshape(-1, 3))
+    return _box_in_frame(origin, local, tri, frames[_smallest(lo.reshape(-1, 3),
+                                                              hi.reshape(-1, 3))], up)
 
 
 def _checked(points, triangles) -> tuple[np.ndarray, np.ndarray | None]:
@@ -124,13 +126,18 @@ def _smallest_frame(local: np.ndarray, tri: np.ndarray | None) -> np.ndarray:
         normals, edges = _face_directions(*faces)
         primary = np.concatenate([directions, normals])
         secondary = np.concatenate([directions, normals, edges])
-    frames = _frames(primary, secondary, len(local))
-    return frames[_smallest(local, frames)]
+    frames, first = _frames(primary, secondary, len(local))
+    # Each frame's first axis is a primary direction: measured once per direction, not per frame
+    # (a column of a matrix product has the same bits whichever columns are beside it).
+    n, f = len(primary), len(frames)
+    lo, hi = _extents(local, np.concatenate([primary, frames[:, :, 1], frames[:, :, 2]]))
+    return frames[_smallest(np.stack([lo[first], lo[n : n + f], lo[n + f :]], axis=1),
+                            np.stack([hi[first], hi[n : n + f], hi[n + f :]], axis=1))]
 
 
-def _smallest(local: np.ndarray, frames: np.ndarray) -> int:
-    """Index of the frame whose box is smallest, the earliest of equally small ones."""
-    lo, hi = _extents(local, frames)
+def _smallest(lo: np.ndarray, hi: np.ndarray) -> int:
+    """Index of the frame whose box (lowest and highest coordinates (F, 3) along its axes) is
+    smallest, the earliest of equally small ones."""
     volume = np.prod(hi - lo + _PAD * np.max(hi - lo), axis=1)
     return int(np.argmax(volume <= volume.min() * (1.0 + _VOLUME_TIE)))
 
@@ -214,8 +221,10 @@ def _distinct_directions(unit: np.ndarray, weight: np.ndarray, keep: int):
     return rank, canonical[first[:keep]]
 
 
-def _frames(primary: np.ndarray, secondary: np.ndarray, n_points: int) -> np.ndarray:
-    """(F, 3, 3) right-handed frames (columns = axes), most preferred first.
+def _frames(primary: np.ndarray, secondary: np.ndarray,
+            n_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """(F, 3, 3) right-handed frames (columns = axes), most preferred first, and (F,) the index
+    in `primary` of each one's first axis.
 
     Each frame takes a primary axis and a second axis from any candidate direction projected
     perpendicular to it; the third completes the frame. Pairs are ordered by the sum of their
@@ -223,19 +232,20 @@ def _frames(primary: np.ndarray, secondary: np.ndarray, n_points: int) -> np.nda
     """
     rank_p, rank_s = np.meshgrid(np.arange(len(primary)), np.arange(len(secondary)), indexing="ij")
     order = np.argsort((rank_p + rank_s).reshape(-1), kind="stable")
-    first = primary[rank_p.reshape(-1)[order]]
+    index = rank_p.reshape(-1)[order]
+    first = primary[index]
     second = secondary[rank_s.reshape(-1)[order]]
     second = second - np.einsum("ij,ij->i", second, first)[:, None] * first
     length = np.linalg.norm(second, axis=1)
     usable = length > 1e-3
     first, second = first[usable], second[usable] / length[usable, None]
     frames = np.stack([first, second, np.cross(first, second)], axis=2)
-    return frames[: max(36, _WORK_BUDGET // (3 * n_points))]
+    kept = max(36, _WORK_BUDGET // (3 * n_points))
+    return frames[:kept], index[usable][:kept]
 
 
-def _extents(local: np.ndarray, frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(F, 3) lowest and highest coordinates of the points along each frame's axes."""
-    axes = frames.transpose(0, 2, 1).reshape(-1, 3)
+def _extents(local: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(A,) lowest and highest coordinates of the points along each of axes (A, 3)."""
     lo = np.empty(len(axes))
     hi = np.empty(len(axes))
     chunk = max(1, 4_000_000 // len(local))
@@ -243,7 +253,7 @@ def _extents(local: np.ndarray, frames: np.ndarray) -> tuple[np.ndarray, np.ndar
         projected = local @ axes[start : start + chunk].T
         lo[start : start + chunk] = projected.min(axis=0)
         hi[start : start + chunk] = projected.max(axis=0)
-    return lo.reshape(-1, 3), hi.reshape(-1, 3)
+    return lo, hi
 
 
 def _unit_or_none(up) -> np.ndarray | None:

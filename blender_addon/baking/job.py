@@ -33,7 +33,8 @@ class BakeReport:
     warnings: list[str] = field(default_factory=list)
     objects: list[str] = field(default_factory=list)  # object names in body order
     # Seconds per phase: "read" (scene to bodies), "compile" (kernels compiled or loaded from the
-    # JIT cache; 0 once this session has them), "simulate", "write" (trajectory and keys).
+    # JIT cache, in any phase; 0 once this session has them), "simulate", "write" (trajectory
+    # and keys).
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -42,18 +43,18 @@ class BakeJob:
 
     def __init__(self, scene, depsgraph=None, frame_start=None, frame_end=None):
         self._started = time.perf_counter()
-        self.scene = scene
-        self.frame_start, self.frame_end = frame_range(scene, frame_start, frame_end)
-        if depsgraph is None:
-            depsgraph = evaluated_depsgraph(scene)
-        self._depsgraph = depsgraph
-        self.world, self.links, self.warnings = build_world(
-            scene, depsgraph, self.frame_start, self.frame_end
-        )
-        self._snapshots = [self.world.snapshot()]
-        self._cancelled = False
         self.timings = dict.fromkeys(("read", "compile", "simulate", "write"), 0.0)
-        self.timings["read"] = time.perf_counter() - self._started
+        with kernels.timed(self.timings, "read"):
+            self.scene = scene
+            self.frame_start, self.frame_end = frame_range(scene, frame_start, frame_end)
+            if depsgraph is None:
+                depsgraph = evaluated_depsgraph(scene)
+            self._depsgraph = depsgraph
+            self.world, self.links, self.warnings = build_world(
+                scene, depsgraph, self.frame_start, self.frame_end
+            )
+            self._snapshots = [self.world.snapshot()]
+        self._cancelled = False
 
     @property
     def total_frames(self) -> int:
@@ -64,9 +65,11 @@ class BakeJob:
         return len(self._snapshots) - 1
 
     def compile(self, announce: Callable[[str], None] | None = None) -> None:
-        """Make the solver's kernels ready unless this session has (see kernels); `step` does
-        this itself, so call it first only to announce or time it apart."""
-        self.timings["compile"] += kernels.make_ready(announce, self.world.other_shapes)
+        """Compile the solver's kernels if the JIT cache lacks them, else leave them to load on
+        their first calls (see kernels); `step` does this itself, so call it first only to
+        announce a compile."""
+        self.timings["compile"] += kernels.make_ready(announce, self.world.other_shapes,
+                                                      load=False)
 
     def step(self) -> bool:
         """Simulate one more frame; False once the whole range is simulated."""
@@ -74,10 +77,9 @@ class BakeJob:
             raise solver.Cancelled("the bake was cancelled")
         if self.done_frames < self.total_frames:
             self.compile()
-            started = time.perf_counter()
-            self.world.step()
-            self._snapshots.append(self.world.snapshot())
-            self.timings["simulate"] += time.perf_counter() - started
+            with kernels.timed(self.timings, "simulate"):
+                self.world.step()
+                self._snapshots.append(self.world.snapshot())
         return self.done_frames < self.total_frames
 
     def cancel(self) -> None:
@@ -89,13 +91,12 @@ class BakeJob:
         """Write the keys of every active body and the scene's last-bake statistics."""
         while self.step():
             pass
-        writing = time.perf_counter()
-        fps = self.scene.render.fps / self.scene.render.fps_base
-        trajectory = solver.Trajectory.from_snapshots(self._snapshots, fps)
-        self.warnings += bake_keys.write_bake(
-            self.scene, self._depsgraph, self.links, trajectory, self.frame_start
-        )
-        self.timings["write"] = time.perf_counter() - writing
+        with kernels.timed(self.timings, "write"):
+            fps = self.scene.render.fps / self.scene.render.fps_base
+            trajectory = solver.Trajectory.from_snapshots(self._snapshots, fps)
+            self.warnings += bake_keys.write_bake(
+                self.scene, self._depsgraph, self.links, trajectory, self.frame_start
+            )
         explained = checks.bake_warnings(
             trajectory, self.links, self.world, self.frame_start,
             lambda metres: length_text(self.scene, metres),

@@ -16,12 +16,9 @@ import numpy as np
 
 from ... import solver
 from ...solver.obb import obb_frame, obb_in_frames
-from .shapes import MeshPoints, determinant, mesh_digest
+from .shapes import MeshPoints, determinant
 
 MEMORY = 4096  # meshes remembered (least recently used first out)
-# A matrix whose columns are this close (relative) to orthogonal and of equal length is a
-# rotation times a uniform scale; float32 object matrices are good to about 1e-7.
-_SIMILAR = 1e-6
 
 _frames: OrderedDict[bytes, np.ndarray] = OrderedDict()
 _solids: OrderedDict[bytes, solver.MassProperties] = OrderedDict()
@@ -31,7 +28,7 @@ def box(points: MeshPoints, up=None) -> solver.OrientedBox:
     """solver.obb_from_points(points.vertices, points.triangles, up), its frame search shared."""
     if points.local is None or points.placement is None:
         return solver.obb_from_points(points.vertices, points.triangles, up)
-    coordinates, turn, key = _mesh_space(points)
+    coordinates, turn, key = points.fit_space
     frame = _remember(_frames, key, lambda: obb_frame(coordinates, points.triangles))
     # The search's own frame, turned to world axes, or the world axes (the candidate the mesh's
     # own coordinates do not offer), whichever box is smaller.
@@ -43,7 +40,7 @@ def mass_properties(points: MeshPoints) -> solver.MassProperties:
     """solver.mass_properties(points.vertices, points.triangles) at density 1, shared."""
     if points.local is None or points.placement is None:
         return solver.mass_properties(points.vertices, points.triangles, density=1.0)
-    coordinates, turn, key = _mesh_space(points)
+    coordinates, turn, key = points.fit_space
     solid = _remember(_solids, key,
                       lambda: solver.mass_properties(coordinates, points.triangles, density=1.0))
     if not solid.closed:  # weighed as its box, which is the world-fitted one
@@ -54,23 +51,6 @@ def mass_properties(points: MeshPoints) -> solver.MassProperties:
     return solver.MassProperties(volume, volume, linear @ solid.center_of_mass
                                  + points.placement[:3, 3],
                                  scale * (linear @ solid.inertia @ linear.T), solid.closed)
-
-
-def _mesh_space(points: MeshPoints) -> tuple[np.ndarray, np.ndarray | None, bytes]:
-    """(coordinates to fit, the rotation from them to world axes or None, their memo key).
-
-    A similarity fits the mesh's own coordinates (the rotation then takes the frame to world
-    axes); anything else fits the coordinates with the object's linear map applied.
-    """
-    assert points.local is not None and points.placement is not None
-    linear = points.placement[:3, :3]
-    digest = points.digest or mesh_digest(points.local, points.triangles)
-    det = determinant(linear)
-    scale = abs(det) ** (1.0 / 3.0)
-    turn = linear / scale if det > 0.0 else None
-    if turn is not None and np.abs(turn.T @ turn - np.eye(3)).max() <= _SIMILAR:
-        return points.local, turn, digest + b"own"
-    return points.local @ linear.T, None, digest + linear.tobytes()
 
 
 def _remember(memo: OrderedDict, key: bytes, compute):

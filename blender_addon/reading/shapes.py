@@ -39,6 +39,9 @@ CONVEX = ("box", "sphere", *AXIAL, "hull")  # what a compound's parts may be
 # float32 rounding of an apex vertex cannot blow the radius up.
 _APEX_GAP = 1e-3
 _CONE_LENGTHS = 25  # apex heights tried for a cone (a cone-shaped mesh's is the first)
+# A matrix whose columns are this close (relative) to orthogonal and of equal length is a
+# rotation times a uniform scale; float32 object matrices are good to about 1e-7.
+_SIMILAR = 1e-6
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,24 @@ class MeshPoints:
     local: np.ndarray | None = None  # (M, 3)
     placement: np.ndarray | None = None  # (4, 4)
     digest: bytes = b""
+
+    @cached_property
+    def fit_space(self) -> tuple[np.ndarray, np.ndarray | None, bytes]:
+        """(coordinates to fit, the rotation from them to world axes or None, their memo key),
+        for fit_cache (its box and its solid both need it: worked out once).
+
+        A similarity fits the mesh's own coordinates (the rotation then takes the frame to world
+        axes); anything else fits the coordinates with the object's linear map applied.
+        """
+        assert self.local is not None and self.placement is not None
+        linear = self.placement[:3, :3]
+        digest = self.digest or mesh_digest(self.local, self.triangles)
+        det = determinant(linear)
+        scale = abs(det) ** (1.0 / 3.0)
+        turn = linear / scale if det > 0.0 else None
+        if turn is not None and np.abs(turn.T @ turn - np.eye(3)).max() <= _SIMILAR:
+            return self.local, turn, digest + b"own"
+        return self.local @ linear.T, None, digest + linear.tobytes()
 
 
 @dataclass(frozen=True)
