@@ -453,8 +453,11 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
     v12 = np.empty(12)
     error = np.empty(POINTS)
     new = np.empty(POINTS)
-    scratch = np.empty((2, POINTS))
-    flags = np.empty((3, POINTS), dtype=np.bool_)
+    q = np.empty(POINTS)
+    impulse = np.empty(POINTS)
+    pushing = np.empty(POINTS, dtype=np.bool_)
+    solved = np.empty(POINTS, dtype=np.bool_)
+    live = np.empty(POINTS, dtype=np.bool_)
     work = np.empty((POINTS, POINTS))
     vectors = np.empty((POINTS, POINTS))
     for _ in range(sweeps):
@@ -478,7 +481,8 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                 pulling |= total < 0.0
             if pulling:
                 _complementary(p, count, normal_impulse, error, normal_block, subset_inverse,
-                               subset_ready, new, scratch, flags, work, vectors)
+                               subset_ready, new, q, impulse, pushing, solved, live, work,
+                               vectors)
             if len(ceiling):
                 for s in range(count):
                     new[s] = min(new[s], ceiling[p, s])
@@ -543,8 +547,8 @@ def _friction(p, s, v12, limit, rows, response, mass, impulse) -> None:
 
 
 @njit(cache=True)
-def _complementary(p, count, old, error, block, subset_inverse, subset_ready, out, scratch,
-                   flags, work, vectors) -> None:
+def _complementary(p, count, old, error, block, subset_inverse, subset_ready, out, q, impulse,
+                   pushing, solved, live, work, vectors) -> None:
     """out = impulses >= 0 with v_n + offset >= 0 at every point and = 0 where they push (the
     manifold's linear complementarity problem), by Murty's principal pivoting: solve with the
     pushing points held, then let go of the first point that would pull or hold the first one
@@ -554,9 +558,9 @@ def _complementary(p, count, old, error, block, subset_inverse, subset_ready, ou
     many pivots as there are sets, projected Gauss–Seidel on the block takes over, whose
     impulses stay bounded (clamping the last set's solution instead handed out the 10^5 N s of
     such a nearly singular pair and flung a hull at 100 m/s). Block pseudo-inverses of each
-    set are worked out once per substep; old (P, 4) holds the rows' accumulated impulses."""
-    q, impulse = scratch[0], scratch[1]
-    pushing, solved, live = flags[0], flags[1], flags[2]
+    set are worked out once per substep; old (P, 4) holds the rows' accumulated impulses.
+    q, impulse (floats) and pushing, solved, live (bools) are (4,) scratch, each its own
+    array: views of rows of one scratch array cost two atomic reference counts each."""
     largest = 0.0
     for s in range(POINTS):
         total = error[s] if s < count else 0.0
