@@ -66,6 +66,8 @@ _GAUSS_SEIDEL_PASSES = 8 * POINTS  # on a manifold's block when its pivots cycle
 _WARM_ROUNDING = 1e-12  # a warm start's energy change counted as none, relative to its terms
 _PARALLEL = 1e-6  # |e_a × e_b| below which two crossing edges' normal is left unturned
 _ARC_TURN = 0.05  # rad a substep: above it _sinking's second-order expansion is not trusted
+_Q, _IMPULSE = 0, 1  # _complementary's scratch rows
+_PUSHING, _SOLVED, _LIVE = 0, 1, 2  # and its flags' rows
 
 
 @njit(cache=True)
@@ -453,13 +455,8 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
     v12 = np.empty(12)
     error = np.empty(POINTS)
     new = np.empty(POINTS)
-    q = np.empty(POINTS)
-    impulse = np.empty(POINTS)
-    pushing = np.empty(POINTS, dtype=np.bool_)
-    solved = np.empty(POINTS, dtype=np.bool_)
-    live = np.empty(POINTS, dtype=np.bool_)
-    work = np.empty((POINTS, POINTS))
-    vectors = np.empty((POINTS, POINTS))
+    scratch = np.empty((2, POINTS))
+    flags = np.empty((3, POINTS), dtype=np.bool_)
     for _ in range(sweeps):
         for p in rows:
             gather(velocity, angular_velocity, a[p], b[p], v12)
@@ -481,8 +478,7 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                 pulling |= total < 0.0
             if pulling:
                 _complementary(p, count, normal_impulse, error, normal_block, subset_inverse,
-                               subset_ready, new, q, impulse, pushing, solved, live, work,
-                               vectors)
+                               subset_ready, new, scratch, flags)
             if len(ceiling):
                 for s in range(count):
                     new[s] = min(new[s], ceiling[p, s])
@@ -547,8 +543,8 @@ def _friction(p, s, v12, limit, rows, response, mass, impulse) -> None:
 
 
 @njit(cache=True)
-def _complementary(p, count, old, error, block, subset_inverse, subset_ready, out, q, impulse,
-                   pushing, solved, live, work, vectors) -> None:
+def _complementary(p, count, old, error, block, subset_inverse, subset_ready, out, scratch,
+                   flags) -> None:
     """out = impulses >= 0 with v_n + offset >= 0 at every point and = 0 where they push (the
     manifold's linear complementarity problem), by Murty's principal pivoting: solve with the
     pushing points held, then let go of the first point that would pull or hold the first one
@@ -559,65 +555,66 @@ def _complementary(p, count, old, error, block, subset_inverse, subset_ready, ou
     impulses stay bounded (clamping the last set's solution instead handed out the 10^5 N s of
     such a nearly singular pair and flung a hull at 100 m/s). Block pseudo-inverses of each
     set are worked out once per substep; old (P, 4) holds the rows' accumulated impulses.
-    q, impulse (floats) and pushing, solved, live (bools) are (4,) scratch, each its own
-    array: views of rows of one scratch array cost two atomic reference counts each."""
+    scratch (2, 4) holds q and the impulses, flags (3, 4) the pushing, solved and live points,
+    indexed in place: a view of a row, or an array argument more, costs two atomic reference
+    counts per call (the pseudo-inverse's scratch is made only when a set's is missing)."""
     largest = 0.0
     for s in range(POINTS):
         total = error[s] if s < count else 0.0
         for t in range(count):
             total -= block[p, s, t] * old[p, t]
-        q[s] = total
+        scratch[_Q, s] = total
         largest = max(largest, abs(total))
-        live[s] = block[p, s, s] > 0.0
-        pushing[s] = s < count and old[p, s] > 0.0
-        solved[s] = pushing[s]
-        impulse[s] = 0.0
+        flags[_LIVE, s] = block[p, s, s] > 0.0
+        flags[_PUSHING, s] = s < count and old[p, s] > 0.0
+        flags[_SOLVED, s] = flags[_PUSHING, s]
+        scratch[_IMPULSE, s] = 0.0
     tolerance = _SINKING_TOLERANCE * (largest + _TINY)
     settled = False
     for _ in range(1 << POINTS):
         code = 0
         for s in range(POINTS):
-            solved[s] = pushing[s]
-            if pushing[s]:
+            flags[_SOLVED, s] = flags[_PUSHING, s]
+            if flags[_PUSHING, s]:
                 code |= 1 << s
         if not subset_ready[p, code]:
-            linalg.pseudo_inverse(block[p], pushing, CUTOFF, subset_inverse[p, code], work,
-                                  vectors)
+            linalg.pseudo_inverse(block[p], flags[_PUSHING], CUTOFF, subset_inverse[p, code],
+                                  np.empty((POINTS, POINTS)), np.empty((POINTS, POINTS)))
             subset_ready[p, code] = True
         biggest = 0.0
         for s in range(POINTS):
             total = 0.0
             for t in range(POINTS):
-                if pushing[t]:
-                    total -= subset_inverse[p, code, s, t] * q[t]
-            impulse[s] = total
+                if flags[_PUSHING, t]:
+                    total -= subset_inverse[p, code, s, t] * scratch[_Q, t]
+            scratch[_IMPULSE, s] = total
             biggest = max(biggest, abs(total))
         flip = -1
         for s in range(POINTS):
-            if pushing[s]:
-                wrong = impulse[s] < -_COMPLEMENTARITY_TOLERANCE * biggest
+            if flags[_PUSHING, s]:
+                wrong = scratch[_IMPULSE, s] < -_COMPLEMENTARITY_TOLERANCE * biggest
             else:
-                reached = q[s]
+                reached = scratch[_Q, s]
                 for t in range(POINTS):
-                    reached += block[p, s, t] * impulse[t]
-                wrong = live[s] and reached < -tolerance
+                    reached += block[p, s, t] * scratch[_IMPULSE, t]
+                wrong = flags[_LIVE, s] and reached < -tolerance
             if wrong:
                 flip = s
                 break
         if flip < 0:
             settled = True
             break
-        pushing[flip] = not pushing[flip]
+        flags[_PUSHING, flip] = not flags[_PUSHING, flip]
     if settled:
         for s in range(POINTS):
-            out[s] = max(impulse[s], 0.0) if solved[s] else 0.0
+            out[s] = max(scratch[_IMPULSE, s], 0.0) if flags[_SOLVED, s] else 0.0
         return
     for s in range(POINTS):
         out[s] = 0.0
     for _ in range(_GAUSS_SEIDEL_PASSES):
         for s in range(count):
-            if live[s]:
-                reached = q[s]
+            if flags[_LIVE, s]:
+                reached = scratch[_Q, s]
                 for t in range(count):
                     reached += block[p, s, t] * out[t]
                 out[s] = max(out[s] - reached / block[p, s, s], 0.0)
