@@ -445,13 +445,15 @@ def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_
                  normal_inverse, subset_inverse, subset_ready, friction_rows,
                  friction_response, friction_mass) -> None:
     """Per manifold: normal and friction rows at each point, the normal block J M⁻¹ Jᵀ and its
-    pseudo-inverse, the friction rows' effective masses; subset inverses marked stale but the
-    whole set's, which is that pseudo-inverse (the polish and contact sets start from it).
+    pseudo-inverse, the friction rows' effective masses; where the block changed, subset
+    inverses marked stale but the whole set's, which is that pseudo-inverse (the polish and
+    contact sets start from it).
 
     A block equal to the one it replaces (bodies that did not move since the last substep:
-    most of a settled pile with sleeping off, 99 % of pile 64's rows) keeps its pseudo-inverse,
-    which is a function of the block and the points alone; its Jacobi sweeps were most of
-    this kernel's time."""
+    most of a settled pile with sleeping off, 99 % of pile 64's rows) keeps its pseudo-inverse
+    and its subsets' (the pile of 1,000 with sleeping off: 940 of 971 rows), which are
+    functions of the block and the points alone; their Jacobi sweeps were most of this
+    kernel's time, and of the contact sets'."""
     held = np.zeros(POINTS, dtype=np.bool_)
     work = np.empty((POINTS, POINTS))
     vectors = np.empty((POINTS, POINTS))
@@ -493,8 +495,8 @@ def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_
         if not unchanged:
             linalg.pseudo_inverse(normal_block[p], held, CUTOFF, normal_inverse[p], work,
                                   vectors)
-        for code in range(SUBSETS):
-            subset_ready[p, code] = False
+            for code in range(SUBSETS):
+                subset_ready[p, code] = False
         whole = (1 << points[p]) - 1
         for s in range(POINTS):
             for t in range(POINTS):
