@@ -450,8 +450,10 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
     `ceiling` (P, 4) if that is not empty (the bounce's, bounce_ceilings), then, if asked,
     friction point by point within the Coulomb disc |λ_t| <= μ λ_n.
 
-    A manifold with no velocity, impulse or target (_idle, _resting) is passed over: its solve would
-    change nothing (most of the push-out's, far from the deep points)."""
+    A manifold with no velocity, impulse or target (_still, _resting) is passed over: its solve
+    would change nothing (most of the push-out's, far from the deep points). A body at rest
+    (the static ground of most pairs, most bodies in the push-out) adds nothing to v_n, so its
+    six terms are skipped (_still)."""
     v12 = np.empty(12)
     error = np.empty(POINTS)
     new = np.empty(POINTS)
@@ -461,14 +463,19 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
         for p in rows:
             gather(velocity, angular_velocity, a[p], b[p], v12)
             count = points[p]
-            if _idle(v12) and _resting(p, count, normal_impulse, friction_impulse, offset,
-                                       with_friction):
+            still_a, still_b = _still(v12, 0), _still(v12, 6)
+            if still_a and still_b and _resting(p, count, normal_impulse, friction_impulse,
+                                                offset, with_friction):
                 continue
             pulling = False
             for s in range(count):
                 vn = 0.0
-                for k in range(12):
-                    vn += normal_rows[p, s, k] * v12[k]
+                if not still_a:
+                    for k in range(6):
+                        vn += normal_rows[p, s, k] * v12[k]
+                if not still_b:
+                    for k in range(6, 12):
+                        vn += normal_rows[p, s, k] * v12[k]
                 error[s] = vn + offset[p, s]
             for s in range(count):
                 total = normal_impulse[p, s]
@@ -490,25 +497,28 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
             if with_friction:
                 for s in range(count):
                     _friction(p, s, v12, friction[p] * normal_impulse[p, s], friction_rows,
-                              friction_response, friction_mass, friction_impulse)
+                              friction_response, friction_mass, friction_impulse,
+                              _still(v12, 0), _still(v12, 6))
             scatter(v12, velocity, angular_velocity, a[p], b[p])
 
 
 @njit(cache=True, inline="always")  # per manifold per sweep, as _friction
-def _idle(v12) -> bool:
-    """Whether a pair's 12 velocities are all zero (with _resting: _sweep passes it over).
-    Its sweep would then leave everything so, exactly: v_n sums zero products from +0, so the
-    impulses stay +0, and so does friction (at limit 0 its clamp scales 0 by 0)."""
-    k = 0
-    while k < 12 and v12[k] == 0.0:
+def _still(v12, first) -> bool:
+    """Whether one body's six velocities v12[first:first + 6] are all zero. Its terms of a
+    row's v_n are then ±0 products, which leave a sum begun at +0 exactly as it was (+0 + -0
+    is +0), so they are skipped with the same bits. Both bodies still, with _resting: _sweep
+    passes the pair over, as its sweep would leave everything so, exactly: the impulses stay
+    +0, and so does friction (at limit 0 its clamp scales 0 by 0)."""
+    k = first
+    while k < first + 6 and v12[k] == 0.0:
         k += 1
-    return k == 12
+    return k == first + 6
 
 
 @njit(cache=True)  # not inline="always": inlined, its arrays were reference-counted per pair
 def _resting(p, count, normal_impulse, friction_impulse, offset, with_friction) -> bool:
     """Whether manifold p's impulses (friction's too, if solved) and targets are all zero
-    (asked only of pairs at rest: _idle). One check with _idle, inlined, took and dropped
+    (asked only of pairs at rest: _still). One check with _still, inlined, took and dropped
     three atomic reference counts per pair per sweep, most of a push-out sweep's time."""
     for s in range(count):
         if normal_impulse[p, s] != 0.0 or offset[p, s] != 0.0:
@@ -520,16 +530,22 @@ def _resting(p, count, normal_impulse, friction_impulse, offset, with_friction) 
 
 
 @njit(cache=True, inline="always")  # per point per sweep: a call passing four arrays cost 10 %
-def _friction(p, s, v12, limit, rows, response, mass, impulse) -> None:
-    """Stop the sliding at point s within the Coulomb disc |λ_t| <= limit = μ λ_n.
+def _friction(p, s, v12, limit, rows, response, mass, impulse, still_a, still_b) -> None:
+    """Stop the sliding at point s within the Coulomb disc |λ_t| <= limit = μ λ_n; still_a,
+    still_b: whether a body's velocities are all zero (_still: its terms are skipped).
 
     Inside the disc, clear of its edge (a sticking point, most of a resting pile's), the
     clamp's scale is limit / limit = 1 exactly, so its square root and division are skipped."""
     old0, old1 = impulse[p, s, 0], impulse[p, s, 1]
     slide0, slide1 = 0.0, 0.0
-    for k in range(12):
-        slide0 += rows[p, s, 0, k] * v12[k]
-        slide1 += rows[p, s, 1, k] * v12[k]
+    if not still_a:
+        for k in range(6):
+            slide0 += rows[p, s, 0, k] * v12[k]
+            slide1 += rows[p, s, 1, k] * v12[k]
+    if not still_b:
+        for k in range(6, 12):
+            slide0 += rows[p, s, 0, k] * v12[k]
+            slide1 += rows[p, s, 1, k] * v12[k]
     new0 = old0 - mass[p, s, 0] * slide0
     new1 = old1 - mass[p, s, 1] * slide1
     squared = new0 * new0 + new1 * new1
