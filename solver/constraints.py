@@ -415,24 +415,28 @@ def prepare(m: Manifolds, rows, position, inverse_mass, world_inverse_inertia) -
                  m.friction_response, m.friction_mass)
 
 
-@njit(cache=True)
-def _fill_row(row, response, d, ra, rb, inverse_mass_a, inverse_mass_b, inertia_a,
-              inertia_b) -> None:
-    """J = [-d, -r_a×d, d, r_b×d] and M⁻¹Jᵀ for a direction d at arms r_a, r_b."""
+@njit(cache=True, inline="always")  # per row: its two tuples stay in registers
+def _row(d, ra, rb, inverse_mass_a, inverse_mass_b, inertia, i, j) -> tuple:
+    """(J, M⁻¹Jᵀ) = ([-d, -r_a×d, d, r_b×d], its response), two 12-tuples, for a direction d
+    at arms r_a, r_b (3-tuples) between bodies i and j (inertia (N, 3, 3) the world inverse
+    inertias). Tuples and indices, not views of the rows' arrays: each view costs two atomic
+    reference counts, and there were 17 of them per point."""
     ax = ra[1] * d[2] - ra[2] * d[1]
     ay = ra[2] * d[0] - ra[0] * d[2]
     az = ra[0] * d[1] - ra[1] * d[0]
     bx = rb[1] * d[2] - rb[2] * d[1]
     by = rb[2] * d[0] - rb[0] * d[2]
     bz = rb[0] * d[1] - rb[1] * d[0]
-    row[3], row[4], row[5] = -ax, -ay, -az
-    row[9], row[10], row[11] = bx, by, bz
-    for i in range(3):
-        row[i], row[6 + i] = -d[i], d[i]
-        response[i] = -inverse_mass_a * d[i]
-        response[6 + i] = inverse_mass_b * d[i]
-        response[3 + i] = -(inertia_a[i, 0] * ax + inertia_a[i, 1] * ay + inertia_a[i, 2] * az)
-        response[9 + i] = inertia_b[i, 0] * bx + inertia_b[i, 1] * by + inertia_b[i, 2] * bz
+    row = (-d[0], -d[1], -d[2], -ax, -ay, -az, d[0], d[1], d[2], bx, by, bz)
+    response = (-inverse_mass_a * d[0], -inverse_mass_a * d[1], -inverse_mass_a * d[2],
+                -(inertia[i, 0, 0] * ax + inertia[i, 0, 1] * ay + inertia[i, 0, 2] * az),
+                -(inertia[i, 1, 0] * ax + inertia[i, 1, 1] * ay + inertia[i, 1, 2] * az),
+                -(inertia[i, 2, 0] * ax + inertia[i, 2, 1] * ay + inertia[i, 2, 2] * az),
+                inverse_mass_b * d[0], inverse_mass_b * d[1], inverse_mass_b * d[2],
+                inertia[j, 0, 0] * bx + inertia[j, 0, 1] * by + inertia[j, 0, 2] * bz,
+                inertia[j, 1, 0] * bx + inertia[j, 1, 1] * by + inertia[j, 1, 2] * bz,
+                inertia[j, 2, 0] * bx + inertia[j, 2, 1] * by + inertia[j, 2, 2] * bz)
+    return row, response
 
 
 @njit(cache=True)
@@ -441,37 +445,44 @@ def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_
                  normal_inverse, subset_inverse, subset_ready, friction_rows,
                  friction_response, friction_mass) -> None:
     """Per manifold: normal and friction rows at each point, the normal block J M⁻¹ Jᵀ and its
-    pseudo-inverse, the friction rows' effective masses; subset inverses marked stale but the
-    whole set's, which is that pseudo-inverse (the polish and contact sets start from it).
+    pseudo-inverse, the friction rows' effective masses; where the block changed, subset
+    inverses marked stale but the whole set's, which is that pseudo-inverse (the polish and
+    contact sets start from it).
 
     A block equal to the one it replaces (bodies that did not move since the last substep:
-    most of a settled pile with sleeping off, 99 % of pile 64's rows) keeps its pseudo-inverse,
-    which is a function of the block and the points alone; its Jacobi sweeps were most of
-    this kernel's time."""
-    ra = np.empty(3)
-    rb = np.empty(3)
+    most of a settled pile with sleeping off, 99 % of pile 64's rows) keeps its pseudo-inverse
+    and its subsets' (the pile of 1,000 with sleeping off: 940 of 971 rows), which are
+    functions of the block and the points alone; their Jacobi sweeps were most of this
+    kernel's time, and of the contact sets'."""
     held = np.zeros(POINTS, dtype=np.bool_)
     work = np.empty((POINTS, POINTS))
     vectors = np.empty((POINTS, POINTS))
     for p in rows:
         i, j = a[p], b[p]
-        normal_rows[p, points[p]:] = 0.0
-        normal_response[p, points[p]:] = 0.0
+        mass_a, mass_b = inverse_mass[i], inverse_mass[j]
         for s in range(points[p]):
-            for k in range(3):
-                ra[k] = point[p, s, k] - position[i, k]
-                rb[k] = point[p, s, k] - position[j, k]
-            _fill_row(normal_rows[p, s], normal_response[p, s], normal[p, s], ra, rb,
-                      inverse_mass[i], inverse_mass[j], world_inverse_inertia[i],
-                      world_inverse_inertia[j])
+            ra = (point[p, s, 0] - position[i, 0], point[p, s, 1] - position[i, 1],
+                  point[p, s, 2] - position[i, 2])
+            rb = (point[p, s, 0] - position[j, 0], point[p, s, 1] - position[j, 1],
+                  point[p, s, 2] - position[j, 2])
+            row, response = _row((normal[p, s, 0], normal[p, s, 1], normal[p, s, 2]), ra, rb,
+                                 mass_a, mass_b, world_inverse_inertia, i, j)
+            for k in range(12):
+                normal_rows[p, s, k] = row[k]
+                normal_response[p, s, k] = response[k]
             for r in range(2):
-                _fill_row(friction_rows[p, s, r], friction_response[p, s, r], tangents[p, r],
-                          ra, rb, inverse_mass[i], inverse_mass[j], world_inverse_inertia[i],
-                          world_inverse_inertia[j])
+                row, response = _row((tangents[p, r, 0], tangents[p, r, 1], tangents[p, r, 2]),
+                                     ra, rb, mass_a, mass_b, world_inverse_inertia, i, j)
                 diagonal = 0.0
                 for k in range(12):
-                    diagonal += friction_rows[p, s, r, k] * friction_response[p, s, r, k]
+                    friction_rows[p, s, r, k] = row[k]
+                    friction_response[p, s, r, k] = response[k]
+                    diagonal += row[k] * response[k]
                 friction_mass[p, s, r] = 1.0 / diagonal if diagonal > 0.0 else 0.0
+        for s in range(points[p], POINTS):
+            for k in range(12):
+                normal_rows[p, s, k] = 0.0
+                normal_response[p, s, k] = 0.0
         unchanged = True
         for s in range(POINTS):
             held[s] = s < points[p]
@@ -484,9 +495,12 @@ def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_
         if not unchanged:
             linalg.pseudo_inverse(normal_block[p], held, CUTOFF, normal_inverse[p], work,
                                   vectors)
-        subset_ready[p, :] = False
+            for code in range(SUBSETS):
+                subset_ready[p, code] = False
         whole = (1 << points[p]) - 1
-        subset_inverse[p, whole] = normal_inverse[p]
+        for s in range(POINTS):
+            for t in range(POINTS):
+                subset_inverse[p, whole, s, t] = normal_inverse[p, s, t]
         subset_ready[p, whole] = True
 
 

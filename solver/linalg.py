@@ -155,12 +155,14 @@ def pseudo_inverse(block: np.ndarray, held: np.ndarray, cutoff: float, out: np.n
     largest = 0.0
     for k in range(size):
         largest = max(largest, work[k, k])
+    # V diag(1/value) Vᵀ is symmetric term by term (a b / v = b a / v), so one triangle summed
+    # in the same order of k and mirrored gives the same bits with 40 divisions instead of 64
     for i in range(size):
-        for j in range(size):
-            out[i, j] = 0.0
-    for k in range(size):
-        value = work[k, k]
-        if value > cutoff * largest and value > 0.0:
-            for i in range(size):
-                for j in range(size):
-                    out[i, j] += vectors[i, k] * vectors[j, k] / value
+        for j in range(i, size):
+            total = 0.0
+            for k in range(size):
+                value = work[k, k]
+                if value > cutoff * largest and value > 0.0:
+                    total += vectors[i, k] * vectors[j, k] / value
+            out[i, j] = total
+            out[j, i] = total

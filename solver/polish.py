@@ -149,10 +149,12 @@ def _attempt(rows, a, b, points, normal_rows, normal_response, normal_block, sub
         error = _precondition(where, normal_block, subset_inverse, residual, previous)
         if error < least:
             least = error
-            best[:] = solution
+            for e in range(count):  # loops, not slice copies: each takes a counted view
+                best[e] = solution[e]
         if error <= TOLERANCE or error > DIVERGED * least:
             break
-        previous[:] = preconditioned
+        for e in range(count):
+            previous[e] = preconditioned[e]
         _symmetric_sweeps(where, starts, a, b, normal_rows, normal_response, subset_inverse,
                           residual, preconditioned, body, local)
         renewed, overlap = 0.0, 0.0
@@ -163,7 +165,8 @@ def _attempt(rows, a, b, points, normal_rows, normal_response, normal_block, sub
         squared = renewed
         for e in range(count):
             direction[e] = preconditioned[e] + beta * direction[e]
-    solution[:] = best
+    for e in range(count):
+        solution[e] = best[e]
     let_go = False
     for e in range(count):  # the change that keeps every impulse >= 0
         p, s = where[e, 0], where[e, 1]
@@ -237,8 +240,9 @@ def _symmetric_sweeps(where, starts, a, b, normal_rows, normal_response, subset_
     the pseudo-inverses cut), and a sweep in the order of the load's path hands it down a whole
     column or through a heavy body onto a light one at once, which block Jacobi (one level per
     step) does not."""
-    body[:, :] = 0.0
-    out[:] = 0.0
+    _clear(body)
+    for e in range(len(out)):
+        out[e] = 0.0
     runs = len(starts) - 1
     for step in range(2 * runs - 1):  # the last run once: solved, its residual is already 0
         g = step if step < runs else 2 * runs - 2 - step
@@ -263,7 +267,7 @@ def _symmetric_sweeps(where, starts, a, b, normal_rows, normal_response, subset_
 @njit(cache=True)
 def _respond(where, a, b, normal_response, impulse, body) -> None:
     """body (N, 6) = M⁻¹ Jᵀ impulse: the velocity change of impulses at the listed points."""
-    body[:, :] = 0.0
+    _clear(body)
     for e in range(len(where)):
         p, s = where[e, 0], where[e, 1]
         i, j = a[p], b[p]
@@ -281,3 +285,10 @@ def _row_times(p, s, a, b, normal_rows, body) -> float:
         total += normal_rows[p, s, k] * body[i, k] + normal_rows[p, s, 6 + k] * body[j, k]
     return total
 
+
+@njit(cache=True, inline="always")
+def _clear(body) -> None:
+    """body (N, 6) = 0 by index (a slice assignment takes a reference-counted view)."""
+    for i in range(len(body)):
+        for k in range(6):
+            body[i, k] = 0.0

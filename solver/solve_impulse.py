@@ -66,6 +66,8 @@ _GAUSS_SEIDEL_PASSES = 8 * POINTS  # on a manifold's block when its pivots cycle
 _WARM_ROUNDING = 1e-12  # a warm start's energy change counted as none, relative to its terms
 _PARALLEL = 1e-6  # |e_a × e_b| below which two crossing edges' normal is left unturned
 _ARC_TURN = 0.05  # rad a substep: above it _sinking's second-order expansion is not trusted
+_Q, _IMPULSE = 0, 1  # _complementary's scratch rows
+_PUSHING, _SOLVED, _LIVE = 0, 1, 2  # and its flags' rows
 
 
 @njit(cache=True)
@@ -448,27 +450,32 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
     `ceiling` (P, 4) if that is not empty (the bounce's, bounce_ceilings), then, if asked,
     friction point by point within the Coulomb disc |λ_t| <= μ λ_n.
 
-    A manifold with no velocity, impulse or target (_idle, _resting) is passed over: its solve would
-    change nothing (most of the push-out's, far from the deep points)."""
+    A manifold with no velocity, impulse or target (_still, _resting) is passed over: its solve
+    would change nothing (most of the push-out's, far from the deep points). A body at rest
+    (the static ground of most pairs, most bodies in the push-out) adds nothing to v_n, so its
+    six terms are skipped (_still)."""
     v12 = np.empty(12)
     error = np.empty(POINTS)
     new = np.empty(POINTS)
     scratch = np.empty((2, POINTS))
     flags = np.empty((3, POINTS), dtype=np.bool_)
-    work = np.empty((POINTS, POINTS))
-    vectors = np.empty((POINTS, POINTS))
     for _ in range(sweeps):
         for p in rows:
             gather(velocity, angular_velocity, a[p], b[p], v12)
             count = points[p]
-            if _idle(v12) and _resting(p, count, normal_impulse, friction_impulse, offset,
-                                       with_friction):
+            still_a, still_b = _still(v12, 0), _still(v12, 6)
+            if still_a and still_b and _resting(p, count, normal_impulse, friction_impulse,
+                                                offset, with_friction):
                 continue
             pulling = False
             for s in range(count):
                 vn = 0.0
-                for k in range(12):
-                    vn += normal_rows[p, s, k] * v12[k]
+                if not still_a:
+                    for k in range(6):
+                        vn += normal_rows[p, s, k] * v12[k]
+                if not still_b:
+                    for k in range(6, 12):
+                        vn += normal_rows[p, s, k] * v12[k]
                 error[s] = vn + offset[p, s]
             for s in range(count):
                 total = normal_impulse[p, s]
@@ -478,7 +485,7 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                 pulling |= total < 0.0
             if pulling:
                 _complementary(p, count, normal_impulse, error, normal_block, subset_inverse,
-                               subset_ready, new, scratch, flags, work, vectors)
+                               subset_ready, new, scratch, flags)
             if len(ceiling):
                 for s in range(count):
                     new[s] = min(new[s], ceiling[p, s])
@@ -490,25 +497,28 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
             if with_friction:
                 for s in range(count):
                     _friction(p, s, v12, friction[p] * normal_impulse[p, s], friction_rows,
-                              friction_response, friction_mass, friction_impulse)
+                              friction_response, friction_mass, friction_impulse,
+                              _still(v12, 0), _still(v12, 6))
             scatter(v12, velocity, angular_velocity, a[p], b[p])
 
 
 @njit(cache=True, inline="always")  # per manifold per sweep, as _friction
-def _idle(v12) -> bool:
-    """Whether a pair's 12 velocities are all zero (with _resting: _sweep passes it over).
-    Its sweep would then leave everything so, exactly: v_n sums zero products from +0, so the
-    impulses stay +0, and so does friction (at limit 0 its clamp scales 0 by 0)."""
-    k = 0
-    while k < 12 and v12[k] == 0.0:
+def _still(v12, first) -> bool:
+    """Whether one body's six velocities v12[first:first + 6] are all zero. Its terms of a
+    row's v_n are then ±0 products, which leave a sum begun at +0 exactly as it was (+0 + -0
+    is +0), so they are skipped with the same bits. Both bodies still, with _resting: _sweep
+    passes the pair over, as its sweep would leave everything so, exactly: the impulses stay
+    +0, and so does friction (at limit 0 its clamp scales 0 by 0)."""
+    k = first
+    while k < first + 6 and v12[k] == 0.0:
         k += 1
-    return k == 12
+    return k == first + 6
 
 
 @njit(cache=True)  # not inline="always": inlined, its arrays were reference-counted per pair
 def _resting(p, count, normal_impulse, friction_impulse, offset, with_friction) -> bool:
     """Whether manifold p's impulses (friction's too, if solved) and targets are all zero
-    (asked only of pairs at rest: _idle). One check with _idle, inlined, took and dropped
+    (asked only of pairs at rest: _still). One check with _still, inlined, took and dropped
     three atomic reference counts per pair per sweep, most of a push-out sweep's time."""
     for s in range(count):
         if normal_impulse[p, s] != 0.0 or offset[p, s] != 0.0:
@@ -520,16 +530,22 @@ def _resting(p, count, normal_impulse, friction_impulse, offset, with_friction) 
 
 
 @njit(cache=True, inline="always")  # per point per sweep: a call passing four arrays cost 10 %
-def _friction(p, s, v12, limit, rows, response, mass, impulse) -> None:
-    """Stop the sliding at point s within the Coulomb disc |λ_t| <= limit = μ λ_n.
+def _friction(p, s, v12, limit, rows, response, mass, impulse, still_a, still_b) -> None:
+    """Stop the sliding at point s within the Coulomb disc |λ_t| <= limit = μ λ_n; still_a,
+    still_b: whether a body's velocities are all zero (_still: its terms are skipped).
 
     Inside the disc, clear of its edge (a sticking point, most of a resting pile's), the
     clamp's scale is limit / limit = 1 exactly, so its square root and division are skipped."""
     old0, old1 = impulse[p, s, 0], impulse[p, s, 1]
     slide0, slide1 = 0.0, 0.0
-    for k in range(12):
-        slide0 += rows[p, s, 0, k] * v12[k]
-        slide1 += rows[p, s, 1, k] * v12[k]
+    if not still_a:
+        for k in range(6):
+            slide0 += rows[p, s, 0, k] * v12[k]
+            slide1 += rows[p, s, 1, k] * v12[k]
+    if not still_b:
+        for k in range(6, 12):
+            slide0 += rows[p, s, 0, k] * v12[k]
+            slide1 += rows[p, s, 1, k] * v12[k]
     new0 = old0 - mass[p, s, 0] * slide0
     new1 = old1 - mass[p, s, 1] * slide1
     squared = new0 * new0 + new1 * new1
@@ -544,7 +560,7 @@ def _friction(p, s, v12, limit, rows, response, mass, impulse) -> None:
 
 @njit(cache=True)
 def _complementary(p, count, old, error, block, subset_inverse, subset_ready, out, scratch,
-                   flags, work, vectors) -> None:
+                   flags) -> None:
     """out = impulses >= 0 with v_n + offset >= 0 at every point and = 0 where they push (the
     manifold's linear complementarity problem), by Murty's principal pivoting: solve with the
     pushing points held, then let go of the first point that would pull or hold the first one
@@ -554,66 +570,67 @@ def _complementary(p, count, old, error, block, subset_inverse, subset_ready, ou
     many pivots as there are sets, projected Gauss–Seidel on the block takes over, whose
     impulses stay bounded (clamping the last set's solution instead handed out the 10^5 N s of
     such a nearly singular pair and flung a hull at 100 m/s). Block pseudo-inverses of each
-    set are worked out once per substep; old (P, 4) holds the rows' accumulated impulses."""
-    q, impulse = scratch[0], scratch[1]
-    pushing, solved, live = flags[0], flags[1], flags[2]
+    set are worked out once per substep; old (P, 4) holds the rows' accumulated impulses.
+    scratch (2, 4) holds q and the impulses, flags (3, 4) the pushing, solved and live points,
+    indexed in place: a view of a row, or an array argument more, costs two atomic reference
+    counts per call (the pseudo-inverse's scratch is made only when a set's is missing)."""
     largest = 0.0
     for s in range(POINTS):
         total = error[s] if s < count else 0.0
         for t in range(count):
             total -= block[p, s, t] * old[p, t]
-        q[s] = total
+        scratch[_Q, s] = total
         largest = max(largest, abs(total))
-        live[s] = block[p, s, s] > 0.0
-        pushing[s] = s < count and old[p, s] > 0.0
-        solved[s] = pushing[s]
-        impulse[s] = 0.0
+        flags[_LIVE, s] = block[p, s, s] > 0.0
+        flags[_PUSHING, s] = s < count and old[p, s] > 0.0
+        flags[_SOLVED, s] = flags[_PUSHING, s]
+        scratch[_IMPULSE, s] = 0.0
     tolerance = _SINKING_TOLERANCE * (largest + _TINY)
     settled = False
     for _ in range(1 << POINTS):
         code = 0
         for s in range(POINTS):
-            solved[s] = pushing[s]
-            if pushing[s]:
+            flags[_SOLVED, s] = flags[_PUSHING, s]
+            if flags[_PUSHING, s]:
                 code |= 1 << s
         if not subset_ready[p, code]:
-            linalg.pseudo_inverse(block[p], pushing, CUTOFF, subset_inverse[p, code], work,
-                                  vectors)
+            linalg.pseudo_inverse(block[p], flags[_PUSHING], CUTOFF, subset_inverse[p, code],
+                                  np.empty((POINTS, POINTS)), np.empty((POINTS, POINTS)))
             subset_ready[p, code] = True
         biggest = 0.0
         for s in range(POINTS):
             total = 0.0
             for t in range(POINTS):
-                if pushing[t]:
-                    total -= subset_inverse[p, code, s, t] * q[t]
-            impulse[s] = total
+                if flags[_PUSHING, t]:
+                    total -= subset_inverse[p, code, s, t] * scratch[_Q, t]
+            scratch[_IMPULSE, s] = total
             biggest = max(biggest, abs(total))
         flip = -1
         for s in range(POINTS):
-            if pushing[s]:
-                wrong = impulse[s] < -_COMPLEMENTARITY_TOLERANCE * biggest
+            if flags[_PUSHING, s]:
+                wrong = scratch[_IMPULSE, s] < -_COMPLEMENTARITY_TOLERANCE * biggest
             else:
-                reached = q[s]
+                reached = scratch[_Q, s]
                 for t in range(POINTS):
-                    reached += block[p, s, t] * impulse[t]
-                wrong = live[s] and reached < -tolerance
+                    reached += block[p, s, t] * scratch[_IMPULSE, t]
+                wrong = flags[_LIVE, s] and reached < -tolerance
             if wrong:
                 flip = s
                 break
         if flip < 0:
             settled = True
             break
-        pushing[flip] = not pushing[flip]
+        flags[_PUSHING, flip] = not flags[_PUSHING, flip]
     if settled:
         for s in range(POINTS):
-            out[s] = max(impulse[s], 0.0) if solved[s] else 0.0
+            out[s] = max(scratch[_IMPULSE, s], 0.0) if flags[_SOLVED, s] else 0.0
         return
     for s in range(POINTS):
         out[s] = 0.0
     for _ in range(_GAUSS_SEIDEL_PASSES):
         for s in range(count):
-            if live[s]:
-                reached = q[s]
+            if flags[_LIVE, s]:
+                reached = scratch[_Q, s]
                 for t in range(count):
                     reached += block[p, s, t] * out[t]
                 out[s] = max(out[s] - reached / block[p, s, s], 0.0)

@@ -22,8 +22,7 @@ def test_nearly_singular_block_gets_its_unique_complementary_solution():
     _complementary(0, 4, np.zeros((1, POINTS)), ERROR.copy(), BLOCK[None].copy(),
                    np.zeros((1, 1 << POINTS, POINTS, POINTS)),
                    np.zeros((1, 1 << POINTS), dtype=np.bool_), out, np.empty((2, POINTS)),
-                   np.empty((3, POINTS), dtype=np.bool_), np.empty((POINTS, POINTS)),
-                   np.empty((POINTS, POINTS)))
+                   np.empty((3, POINTS), dtype=np.bool_))
     # A positive definite block has exactly one solution: here the third point alone pushes,
     # with the impulse that stops its error, and the other three separate. (Stopping after
     # four pivots clamped a wrong set's solution: 1.6e5 and 2.9e5 N s at two points, which

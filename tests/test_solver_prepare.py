@@ -1,5 +1,5 @@
-"""constraints.prepare_rows keeps a manifold's pseudo-inverse while its block stays the same and
-works it out again once the block changes."""
+"""constraints.prepare_rows keeps a manifold's pseudo-inverses (the whole set's and its subsets')
+while its block stays the same and works them out again once the block changes."""
 
 import numpy as np
 
@@ -41,6 +41,19 @@ def test_unchanged_block_keeps_its_pseudo_inverse():
     assert np.array_equal(m.normal_block[0], block)
     assert np.all(m.normal_inverse[0] == 7.0)
     assert np.all(m.subset_inverse[0, (1 << POINTS) - 1] == 7.0)  # the whole set's, too
+
+
+def test_unchanged_block_keeps_its_subsets():
+    m, rows, position, inverse_mass, world_inverse = _box_on_ground()
+    prepare(m, rows, position, inverse_mass, world_inverse)
+    m.subset_inverse[0, 0b0011] = 7.0  # a contact set's, worked out in a sweep
+    m.subset_ready[0, 0b0011] = True
+    prepare(m, rows, position, inverse_mass, world_inverse)
+    assert m.subset_ready[0, 0b0011] and np.all(m.subset_inverse[0, 0b0011] == 7.0)
+    m.point[0, :, 0] += 0.1  # the box slid: its block changed
+    prepare(m, rows, position, inverse_mass, world_inverse)
+    assert not m.subset_ready[0, 0b0011]
+    assert m.subset_ready[0, (1 << POINTS) - 1]
 
 
 def test_changed_block_gets_a_new_pseudo_inverse():
