@@ -10,17 +10,22 @@ is decided from the state in a fixed order, so it is deterministic.
 import numpy as np
 from numba import njit
 
+from . import linalg
+
 LINEAR_TOLERANCE = 0.05  # m/s
 ANGULAR_TOLERANCE = np.radians(2.0)  # rad/s
 TIME_TO_SLEEP = 0.5  # s
 
 
-def update_rest_time(rest_time, velocity, angular_velocity, awake, dt: float) -> None:
+@njit(cache=True)
+def update_rest_time(rest_time, velocity, angular_velocity, awake, dt) -> None:
     """Advance the rest timers of awake bodies in place by dt (a frame), restart those of moving
     ones; sleeping bodies keep theirs, so their island stays asleep until something wakes it."""
-    slow = (np.linalg.norm(velocity, axis=1) < LINEAR_TOLERANCE) & (
-        np.linalg.norm(angular_velocity, axis=1) < ANGULAR_TOLERANCE)
-    rest_time[awake] = np.where(slow[awake], rest_time[awake] + dt, 0.0)
+    for i in range(len(rest_time)):
+        if awake[i]:
+            slow = (linalg.norm(linalg.row(velocity, i)) < LINEAR_TOLERANCE
+                    and linalg.norm(linalg.row(angular_velocity, i)) < ANGULAR_TOLERANCE)
+            rest_time[i] = rest_time[i] + dt if slow else 0.0
 
 
 @njit(cache=True)
