@@ -106,11 +106,11 @@ def _body_reach(angular_velocity, radius, speculative, drop, h, i) -> float:
 
 @njit(cache=True)
 def row_margins(rows, a, b, velocity, angular_velocity, radius, speculative, drop, h, drift,
-                slop, out) -> float:
-    """out (R,) = the narrow phase's margin for rows `rows`: the pair's relative speed times h
-    plus both bodies' substep_reach, widened by its drift less its slop (so a feature left out
-    stays out of reach while the rows are refreshed instead); returns the widest (0 if none
-    is wider)."""
+                slop, out, margin) -> float:
+    """out (R,) and margin[rows] = the narrow phase's margin for rows `rows`: the pair's
+    relative speed times h plus both bodies' substep_reach, widened by its drift less its slop
+    (so a feature left out stays out of reach while the rows are refreshed instead); returns
+    the widest (0 if none is wider)."""
     widest = 0.0
     for k in range(len(rows)):
         p = rows[k]
@@ -122,8 +122,25 @@ def row_margins(rows, a, b, velocity, angular_velocity, radius, speculative, dro
                   + _body_reach(angular_velocity, radius, speculative, drop, h, i)
                   + _body_reach(angular_velocity, radius, speculative, drop, h, j) + drift[p]
                   - slop[p])
+        margin[p] = out[k]
         widest = max(widest, out[k])
     return widest
+
+
+@njit(cache=True)
+def kept_rows(a, b, old_a, old_b, stale):
+    """(rows of the pairs a-b, rows of the old pairs old_a-old_b): the pairs both hold whose
+    old rows need no narrow phase (stale False); both sides sorted."""
+    rows = np.empty(len(a), dtype=np.int64)
+    source = np.empty(len(a), dtype=np.int64)
+    count, q = 0, 0
+    for p in range(len(a)):
+        while q < len(old_a) and (old_a[q] < a[p] or (old_a[q] == a[p] and old_b[q] < b[p])):
+            q += 1
+        if q < len(old_a) and old_a[q] == a[p] and old_b[q] == b[p] and not stale[q]:
+            rows[count], source[count] = p, q
+            count += 1
+    return rows[:count], source[:count]
 
 
 @njit(cache=True)

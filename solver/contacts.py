@@ -111,7 +111,9 @@ def narrow_phase(shape, centers, rotations, half_extents, pairs, margin: float, 
     else:
         count = contacts_of_parts(shape, centers, rotations, half_extents, pairs, margin,
                                   keep_within, tables, *rows, starts)
-    return Contacts(*(column[:count] for column in rows)), starts
+    a, b, point, normal, depth, feature = rows
+    return Contacts(a[:count], b[:count], point[:count], normal[:count], depth[:count],
+                    feature[:count]), starts
 
 
 @njit(cache=True)

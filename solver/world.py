@@ -29,7 +29,6 @@ from .bodies import (
     KINDS,
     KINEMATIC,
     SHAPES,
-    STATIC,
     Bodies,
     body_code,
     extents_of,
@@ -41,7 +40,7 @@ from .bodies import (
 from .body_shapes import shape_parts
 from .broadphase import sweep_and_prune
 from .constraints import Manifolds, fill, flat, new_manifolds, warm_start
-from .contact_rows import carried, grown_boxes, row_margins, rows_to_solve
+from .contact_rows import carried, grown_boxes, kept_rows, row_margins, rows_to_solve
 from .contacts import Scratch, narrow_phase
 from .geometry import Geometry
 from .impact import advance_to_impact
@@ -377,9 +376,9 @@ class World:
                 self._collide_rows(m, rows, rotations, h)
         if m is None or escaped:
             m = self._collide_frame(rotations, h, remaining)
-        if frame_start:
-            held = m.points > 0
-            self._update_sleep(m.a[held], m.b[held])
+        if frame_start:  # decide, per island, who is simulated this frame
+            self._awake = (sleep.decide(b.rest_time, b.kind, b.velocity, b.angular_velocity,
+                                        m.points, m.a, m.b) if self.sleeping else b.dynamic)
         # between sleep decisions, a sleeping body that an awake one touches wakes at once
         return m, rows_to_solve(m.points, m.a, m.b, b.kind, self._awake, b.rest_time,
                                 self.sleeping and not frame_start, collided, m.isolated)
@@ -425,7 +424,7 @@ class World:
                               self._slop())
             rows, source = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
             if old is not None and stale is not None and len(m):
-                rows, source = _carried(m, old, stale, len(b))
+                rows, source = kept_rows(m.a, m.b, old.a, old.b, stale)
             collide = np.ones(len(m), dtype=bool)
             collide[rows] = False
             if collide.any():
@@ -447,34 +446,16 @@ class World:
             self._scratch = Scratch()
         margin = np.empty(len(rows))
         widest = row_margins(rows, m.a, m.b, b.velocity, b.angular_velocity, self._radius,
-                             self._speculative, 0.5 * self._fall, h, m.drift, m.slop, margin)
+                             self._speculative, 0.5 * self._fall, h, m.drift, m.slop, margin,
+                             m.margin)
         found, starts = narrow_phase(self._shape, b.shape_centers(rotations) if centers is None
                                      else centers, rotations, b.half_extents, m.pairs[rows],
                                      widest, margin, self.geometry.tables(), self._scratch)
         fill(m, rows, found, starts, b, rotations)
-        m.margin[rows] = margin
 
     def _slop(self) -> np.ndarray:
         """(N,) penetration each body tolerates without push-out (less for tiny bodies)."""
         return np.minimum(LINEAR_SLOP, 0.02 * self.bodies.thickness)
-
-    def _update_sleep(self, a: np.ndarray, b_: np.ndarray) -> None:
-        """Decide, per island, who is simulated this frame; sleeping bodies stand still."""
-        b = self.bodies
-        dynamic = b.dynamic
-        if not self.sleeping:
-            self._awake = dynamic.copy()
-            return
-        moving = ~dynamic & (b.kind != STATIC) & (
-            np.linalg.norm(b.velocity, axis=1) + np.linalg.norm(b.angular_velocity, axis=1) > 0)
-        pushed = np.zeros(len(b), dtype=bool)
-        pushed[a[moving[b_]]] = True
-        pushed[b_[moving[a]]] = True
-        b.rest_time[pushed] = 0.0
-        self._awake = sleep.awake_bodies(b.rest_time, dynamic, a, b_)
-        asleep = dynamic & ~self._awake
-        b.velocity[asleep] = 0.0
-        b.angular_velocity[asleep] = 0.0
 
     def _finish_frame(self, frame_time: float) -> None:
         b = self.bodies
@@ -550,15 +531,6 @@ def _path(path) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("add_body: path orientations must be non-zero quaternions, got a zero "
                          f"one at sample {int(np.argmin(norms))}")
     return positions, orientations
-
-
-def _carried(m: Manifolds, old: Manifolds, stale: np.ndarray, count: int) -> tuple:
-    """(rows of m, rows of old): the pairs both hold whose old rows need no narrow phase (stale
-    False); keys a N + b are sorted on both sides."""
-    keys, old_keys = m.a * count + m.b, old.a * count + old.b
-    q = np.minimum(np.searchsorted(old_keys, keys), len(old_keys) - 1)
-    keep = (old_keys[q] == keys) & ~stale[q]
-    return np.flatnonzero(keep), q[keep]
 
 
 def held_together(m: Manifolds, free: np.ndarray, fraction: np.ndarray) -> None:
