@@ -566,7 +566,8 @@ def statistics(position, velocity, angular_velocity, mass, inertia, rotations, k
         if kind[i] != DYNAMIC:
             continue
         m, v, w, x = mass[i], velocity[i], angular_velocity[i], position[i]
-        linalg.sandwich(rotations, inertia, i, tensor, 0)
+        # np.int64: the literal 0 would compile sandwich a second variant
+        linalg.sandwich(rotations, inertia, i, tensor, np.int64(0))
         for k in range(3):
             spin[k] = tensor[0, k, 0] * w[0] + tensor[0, k, 1] * w[1] + tensor[0, k, 2] * w[2]
         out[0] += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + 0.5 * (
