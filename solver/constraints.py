@@ -89,15 +89,11 @@ class Manifolds:
         """(P, 4) True in the slots that hold a point."""
         return np.arange(POINTS) < self.points[:, None]
 
-    def mark_isolated(self, active: np.ndarray, movable: np.ndarray) -> None:
-        """isolated = no movable body of the pair touches a third body (through active rows)."""
-        isolated_rows(active, self.a, self.b, movable, self.isolated)
-
 
 @njit(cache=True)
 def isolated_rows(active, a, b, movable, isolated) -> None:
     """isolated (P,) = no movable body of the row touches a third body (through active rows):
-    each is held by one active row at most (Manifolds.mark_isolated)."""
+    each is held by one active row at most."""
     touching = np.zeros(len(movable), dtype=np.int64)
     for p in active:
         touching[a[p]] += movable[a[p]]

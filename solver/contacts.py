@@ -71,27 +71,47 @@ def find_contacts(shape, centers, rotations, half_extents, pairs, margin: float 
         raise ValueError("find_contacts: tables (solver.geometry) are needed for shapes "
                          "other than boxes and spheres")
     return narrow_phase(shape, centers, rotations, half_extents, pairs, float(margin),
-                        np.full(len(pairs), np.inf), tables)[0]
+                        np.full(len(pairs), np.inf), tables, Scratch())[0]
+
+
+class Scratch:
+    """The narrow phase's output rows, kept between calls and grown by doubling: a world's
+    substeps collide a few rows each, and allocating the rows every time cost more than
+    colliding them. A call's Contacts are views into them, valid until the next call."""
+
+    def __init__(self):
+        self.a = np.empty(0, np.int64)
+        self.b = np.empty(0, np.int64)
+        self.point = np.empty((0, 3))
+        self.normal = np.empty((0, 3))
+        self.depth = np.empty(0)
+        self.feature = np.empty(0, np.int64)
+
+    def rows(self, capacity: int) -> tuple:
+        """(a, b, point, normal, depth, feature) with room for `capacity` contacts."""
+        if len(self.depth) < capacity:
+            size = max(capacity, 2 * len(self.depth))
+            self.a, self.b = np.empty(size, np.int64), np.empty(size, np.int64)
+            self.point, self.normal = np.empty((size, 3)), np.empty((size, 3))
+            self.depth, self.feature = np.empty(size), np.empty(size, np.int64)
+        return self.a, self.b, self.point, self.normal, self.depth, self.feature
 
 
 def narrow_phase(shape, centers, rotations, half_extents, pairs, margin: float, keep_within,
-                 tables: Tables | None) -> tuple[Contacts, np.ndarray]:
+                 tables: Tables | None, scratch: Scratch) -> tuple[Contacts, np.ndarray]:
     """find_contacts on arrays of the right types, keeping of pair p's points those with a
-    gap up to keep_within[p] (<= margin; inf keeps all); also returns starts (P + 1,): pair
-    p's contacts are starts[p]:starts[p + 1]."""
+    gap up to keep_within[p] (<= margin; inf keeps all), written into `scratch`; also returns
+    starts (P + 1,): pair p's contacts are starts[p]:starts[p + 1]."""
     shape = shape.astype(np.int64, copy=False)  # Bodies keep int8: one compiled variant
-    capacity = manifold.MAX_MANIFOLD * len(pairs)
-    a, b = np.empty(capacity, np.int64), np.empty(capacity, np.int64)
-    point, normal = np.empty((capacity, 3)), np.empty((capacity, 3))
-    depth, feature = np.empty(capacity), np.empty(capacity, np.int64)
+    rows = scratch.rows(manifold.MAX_MANIFOLD * len(pairs))
     starts = np.empty(len(pairs) + 1, np.int64)
     if shape.max(initial=BOX) <= SPHERE:  # boxes and spheres only: the parts kernel not needed
         count = contacts_of_pairs(shape, centers, rotations, half_extents, pairs, margin,
-                                  keep_within, a, b, point, normal, depth, feature, starts)
+                                  keep_within, *rows, starts)
     else:
         count = contacts_of_parts(shape, centers, rotations, half_extents, pairs, margin,
-                                  keep_within, tables, a, b, point, normal, depth, feature,
-                                  starts)
+                                  keep_within, tables, *rows, starts)
+    a, b, point, normal, depth, feature = rows
     return Contacts(a[:count], b[:count], point[:count], normal[:count], depth[:count],
                     feature[:count]), starts
 

@@ -10,17 +10,53 @@ is decided from the state in a fixed order, so it is deterministic.
 import numpy as np
 from numba import njit
 
+from . import linalg
+from .bodies import DYNAMIC, STATIC
+
 LINEAR_TOLERANCE = 0.05  # m/s
 ANGULAR_TOLERANCE = np.radians(2.0)  # rad/s
 TIME_TO_SLEEP = 0.5  # s
 
 
-def update_rest_time(rest_time, velocity, angular_velocity, awake, dt: float) -> None:
+@njit(cache=True)
+def update_rest_time(rest_time, velocity, angular_velocity, awake, dt) -> None:
     """Advance the rest timers of awake bodies in place by dt (a frame), restart those of moving
     ones; sleeping bodies keep theirs, so their island stays asleep until something wakes it."""
-    slow = (np.linalg.norm(velocity, axis=1) < LINEAR_TOLERANCE) & (
-        np.linalg.norm(angular_velocity, axis=1) < ANGULAR_TOLERANCE)
-    rest_time[awake] = np.where(slow[awake], rest_time[awake] + dt, 0.0)
+    for i in range(len(rest_time)):
+        if awake[i]:
+            slow = (linalg.norm(linalg.row(velocity, i)) < LINEAR_TOLERANCE
+                    and linalg.norm(linalg.row(angular_velocity, i)) < ANGULAR_TOLERANCE)
+            rest_time[i] = rest_time[i] + dt if slow else 0.0
+
+
+@njit(cache=True)
+def decide(rest_time, kind, velocity, angular_velocity, points, a, b) -> np.ndarray:
+    """(N,) the bodies simulated this frame (awake_bodies over the rows a-b holding points);
+    a body that a moving kinematic one touches has its rest timer restarted first, and the
+    dynamic bodies left asleep stand still."""
+    count = len(kind)
+    dynamic = np.empty(count, dtype=np.bool_)
+    moving = np.empty(count, dtype=np.bool_)
+    for i in range(count):
+        dynamic[i] = kind[i] == DYNAMIC
+        moving[i] = (kind[i] != DYNAMIC and kind[i] != STATIC
+                     and linalg.norm(linalg.row(velocity, i))
+                     + linalg.norm(linalg.row(angular_velocity, i)) > 0)
+    held = np.flatnonzero(points > 0)
+    touching_a, touching_b = a[held], b[held]
+    for k in range(len(held)):
+        i, j = touching_a[k], touching_b[k]
+        if moving[j]:
+            rest_time[i] = 0.0
+        if moving[i]:
+            rest_time[j] = 0.0
+    awake = awake_bodies(rest_time, dynamic, touching_a, touching_b)
+    for i in range(count):
+        if dynamic[i] and not awake[i]:
+            for k in range(3):
+                velocity[i, k] = 0.0
+                angular_velocity[i, k] = 0.0
+    return awake
 
 
 @njit(cache=True)

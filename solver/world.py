@@ -29,7 +29,6 @@ from .bodies import (
     KINDS,
     KINEMATIC,
     SHAPES,
-    STATIC,
     Bodies,
     body_code,
     extents_of,
@@ -39,9 +38,10 @@ from .bodies import (
     thickness_of,
 )
 from .body_shapes import shape_parts
-from .broadphase import aabbs, sweep_and_prune
-from .constraints import Manifolds, fill, flat, new_manifolds, refresh, turned, warm_start
-from .contacts import narrow_phase
+from .broadphase import sweep_and_prune
+from .constraints import Manifolds, fill, flat, new_manifolds, warm_start
+from .contact_rows import carried, grown_boxes, kept_rows, row_margins, rows_to_solve
+from .contacts import Scratch, narrow_phase
 from .geometry import Geometry
 from .impact import advance_to_impact
 from .kinematic import Paths, rotation_rate
@@ -78,6 +78,10 @@ class World:
     bodies at rest stop being simulated until something touches them.
     """
 
+    # Set by every step before use (class defaults, so that pickled Worlds without them load).
+    _shape = np.zeros(0, dtype=np.int64)  # the bodies' shape codes as int64, for the kernels
+    _scratch: Scratch | None = None  # the narrow phase's output rows (not pickled)
+
     def __init__(self, gravity=(0.0, 0.0, -9.81), fps: float = 24.0, substeps: int = 10,
                  iterations: int = 10, method: str = "impulse",
                  restitution_combine: str = "multiply", friction_combine: str = "multiply",
@@ -106,6 +110,10 @@ class World:
         self._contact_count = 0
         self._max_penetration = 0.0
         self._push_out_work = 0.0
+
+    def __getstate__(self) -> dict:
+        """Pickled without the narrow phase's scratch rows."""
+        return {name: value for name, value in vars(self).items() if name != "_scratch"}
 
     @property
     def other_shapes(self) -> bool:
@@ -229,7 +237,10 @@ class World:
                         + np.linalg.norm(b.com_offset, axis=1))
         self._fall = self._g * h * h  # a substep's fall from rest
         self._speculative = np.minimum(SPECULATIVE_DISTANCE, 0.25 * b.thickness)
+        self._shape = b.shape.astype(np.int64)
         self._contact_count, self._max_penetration = 0, 0.0
+        whole = np.ones(len(b))  # the part of the substep each body moves, unless held
+        held = None  # (contacts, awake, the driver's arrays after `rows`) as last gathered
         for s in range(substeps):
             target = self.frame + (s + 1) / substeps
             self._set_kinematic_velocities(target, h)
@@ -237,16 +248,19 @@ class World:
             awake = self._awake
             if not awake.any() and not len(self.paths):
                 break  # everything sleeps: nothing moves this frame
-            left = np.ones(len(b))  # the part of the substep each body moves
-            state = (rows, *body_arrays(b, dynamic, awake, self._radius), *row_arrays(contacts),
-                     rotations, world_inverse, pseudo)
+            if held is None or held[0] is not contacts or held[1] is not awake:
+                held = (contacts, awake, (*body_arrays(b, dynamic, awake, self._radius),
+                                          *row_arrays(contacts), rotations, world_inverse,
+                                          pseudo))
+            arrays, left = held[2], whole
             springs = _NO_SPRINGS if impulse else self._springs(contacts)
             stage, deep, work, count, deepest, candidates = substep(
-                *state, left, *springs, self.gravity, h, self.iterations, impulse, False)
+                rows, *arrays, left, *springs, self.gravity, h, self.iterations, impulse, False)
             if stage == IMPACT:
                 left = advance_to_impact(contacts, candidates, b, rotations, world_inverse, h)
                 stage, deep, work, count, deepest, _ = substep(
-                    *state, left, *springs, self.gravity, h, self.iterations, impulse, True)
+                    rows, *arrays, left, *springs, self.gravity, h, self.iterations, impulse,
+                    True)
             if stage == CCD:
                 pushed = len(b) if deep else 0
                 share = h * left  # what each body had to move; CCD lets it move step of it
@@ -354,52 +368,31 @@ class World:
         """
         b = self.bodies
         m = self._contacts
-        collided = m is None or frame_start or self._escaped(h)
-        if collided:
-            m = self._collide_frame(rotations, h, remaining)
-        else:
-            rows = np.flatnonzero(self._refresh(m, rotations, h))
-            if len(rows):
+        escaped, collided = True, True
+        if m is not None and not frame_start:
+            escaped, _, rows = self._carry(m, rotations, h, True)
+            collided = escaped or len(rows) > 0
+            if collided and not escaped:
                 self._collide_rows(m, rows, rotations, h)
-                collided = True
-        if frame_start:
-            held = m.points > 0
-            self._update_sleep(m.a[held], m.b[held])
-        elif self.sleeping:  # a sleeping body that an awake one touches wakes at once
-            collided |= wake_touched(m.points, m.a, m.b, b.kind, self._awake, b.rest_time)
-        active = active_rows(m.points, m.a, m.b, self._awake)
-        if collided:
-            m.mark_isolated(active, self._awake)
-        return m, active
+        if m is None or escaped:
+            m = self._collide_frame(rotations, h, remaining)
+        if frame_start:  # decide, per island, who is simulated this frame
+            self._awake = (sleep.decide(b.rest_time, b.kind, b.velocity, b.angular_velocity,
+                                        m.points, m.a, m.b) if self.sleeping else b.dynamic)
+        # between sleep decisions, a sleeping body that an awake one touches wakes at once
+        return m, rows_to_solve(m.points, m.a, m.b, b.kind, self._awake, b.rest_time,
+                                self.sleeping and not frame_start, collided, m.isolated)
 
-    def _reach(self, duration: float) -> np.ndarray:
-        """(N,) how far each body may move in `duration` at its current speed and spin, plus
-        a fall from rest and its speculative distance."""
+    def _carry(self, m: Manifolds, rotations: np.ndarray, h: float, check: bool) -> tuple:
+        """contact_rows.carried on m: (escaped, stale (P,), its rows); with `check`, whether a
+        body may leave its room this substep (then nothing else); otherwise m's points carried
+        with the bodies, their separations refreshed, and the rows that must collide again."""
         b = self.bodies
-        spin = np.linalg.norm(b.angular_velocity, axis=1) * self._radius
-        return ((np.linalg.norm(b.velocity, axis=1) + spin) * duration
-                + self._g * duration * duration + self._speculative)
-
-
-    def _substep_reach(self, h: float, with_h: bool = False) -> np.ndarray:
-        """(N,) per body: its spin's travel in h, half a substep's fall from rest and its
-        speculative distance (two of these plus the relative speed times h make a pair's
-        narrow-phase margin); with_h: (N + 1,), h first (what refresh takes)."""
-        out = np.empty(len(self.bodies) + 1)
-        out[0] = h
-        substep_reach(self.bodies.angular_velocity, self._radius, self._speculative,
-                      0.5 * self._fall, h, out[1:])
-        return out if with_h else out[1:]
-
-    def _refresh(self, m: Manifolds, rotations: np.ndarray, h: float) -> np.ndarray:
-        """Carry m's points with the bodies and refresh their separations (constraints.refresh);
-        (P,) True for the rows that must collide again."""
-        b = self.bodies
-        return refresh(m.a, m.b, b.shape, b.position, b.orientation, rotations, b.com_offset,
-                       self._radius, m.slop, m.drift, m.points, m.normal, m.point, m.anchor_a,
-                       m.anchor_b, m.base, m.separation, m.relative, m.orientation_a,
-                       m.orientation_b, m.margin, b.velocity, b.angular_velocity,
-                       self._substep_reach(h, True))
+        return carried(check, b.position, b.orientation, b.velocity, b.angular_velocity,
+                       self._radius, self._speculative, self._awake, b.kind, *self._room, h,
+                       self._fall, m.a, m.b, self._shape, rotations, b.com_offset, m.slop,
+                       m.drift, m.points, m.normal, m.point, m.anchor_a, m.anchor_b, m.base,
+                       m.separation, m.relative, m.orientation_a, m.orientation_b, m.margin)
 
     def _collide_frame(self, rotations: np.ndarray, h: float, remaining: float) -> Manifolds:
         """New contact rows for every pair whose boxes, grown by what each body may move in
@@ -411,28 +404,31 @@ class World:
         carried for frames, a slowly rolling ball's point would lag and tilt it like a slope.
         When the broad phase finds the same pairs as before, the old rows simply stay."""
         b = self.bodies
-        reach = self._reach(remaining)
-        lo, hi = aabbs(b.shape_centers(rotations), rotations, b.half_extents, b.shape)
-        pairs = sweep_and_prune(lo - reach[:, None], hi + reach[:, None], b.dynamic)
+        centers = b.shape_centers(rotations)
+        lo, hi = np.empty((len(b), 3)), np.empty((len(b), 3))
+        reach = grown_boxes(centers, rotations, b.half_extents, self._shape, b.velocity,
+                            b.angular_velocity, self._radius, self._speculative, self._g,
+                            remaining, lo, hi)
+        pairs = sweep_and_prune(lo, hi, b.dynamic)
         old = self._contacts
         stale = None
         if old is not None and len(old):
             faces = flat(b.shape)
-            stale = self._refresh(old, rotations, h) | ~(faces[old.a] & faces[old.b])
+            stale = self._carry(old, rotations, h, False)[1] | ~(faces[old.a] & faces[old.b])
         if old is not None and stale is not None and np.array_equal(old.pairs, pairs):
             m = old  # its stale rows collide again, warm-started from the points they held
             if stale.any():
-                self._collide_rows(m, np.flatnonzero(stale), rotations, h)
+                self._collide_rows(m, np.flatnonzero(stale), rotations, h, centers)
         else:
             m = new_manifolds(pairs, b, self.restitution_combine, self.friction_combine,
                               self._slop())
             rows, source = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
             if old is not None and stale is not None and len(m):
-                rows, source = _carried(m, old, stale, len(b))
+                rows, source = kept_rows(m.a, m.b, old.a, old.b, stale)
             collide = np.ones(len(m), dtype=bool)
             collide[rows] = False
             if collide.any():
-                self._collide_rows(m, np.flatnonzero(collide), rotations, h)
+                self._collide_rows(m, np.flatnonzero(collide), rotations, h, centers)
             if old is not None and stale is not None and len(m):
                 warm_start(m, old, len(b))  # the carried rows hold no points yet: untouched
                 for name in _CARRIED:
@@ -441,50 +437,25 @@ class World:
         self._room = (b.position.copy(), b.orientation.copy(), reach)
         return m
 
-    def _escaped(self, h: float) -> bool:
-        """Whether a moving body could leave, within this substep, the room (its box grown by
-        its reach) its pairs were found for."""
-        b = self.bodies
-        return bool(escaped(b.position, b.orientation, b.velocity, b.angular_velocity,
-                            self._radius, self._speculative, self._awake, b.kind, *self._room,
-                            h, self._fall))
-
-    def _collide_rows(self, m: Manifolds, rows: np.ndarray, rotations: np.ndarray,
-                      h: float) -> None:
+    def _collide_rows(self, m: Manifolds, rows: np.ndarray, rotations: np.ndarray, h: float,
+                      centers: np.ndarray | None = None) -> None:
         """The narrow phase on rows `rows`: their points, with speculative points for gaps the
-        pair could close in h (row_margins)."""
+        pair could close in h (row_margins); centers: the shape centres, if known."""
         b = self.bodies
+        if self._scratch is None:
+            self._scratch = Scratch()
         margin = np.empty(len(rows))
-        row_margins(rows, m.a, m.b, b.velocity, b.angular_velocity, self._radius,
-                    self._speculative, 0.5 * self._fall, h, m.drift, m.slop, margin)
-        found, starts = narrow_phase(b.shape, b.shape_centers(rotations), rotations,
-                                     b.half_extents, m.pairs[rows],
-                                     float(margin.max(initial=0.0)), margin,
-                                     self.geometry.tables())
+        widest = row_margins(rows, m.a, m.b, b.velocity, b.angular_velocity, self._radius,
+                             self._speculative, 0.5 * self._fall, h, m.drift, m.slop, margin,
+                             m.margin)
+        found, starts = narrow_phase(self._shape, b.shape_centers(rotations) if centers is None
+                                     else centers, rotations, b.half_extents, m.pairs[rows],
+                                     widest, margin, self.geometry.tables(), self._scratch)
         fill(m, rows, found, starts, b, rotations)
-        m.margin[rows] = margin
 
     def _slop(self) -> np.ndarray:
         """(N,) penetration each body tolerates without push-out (less for tiny bodies)."""
         return np.minimum(LINEAR_SLOP, 0.02 * self.bodies.thickness)
-
-    def _update_sleep(self, a: np.ndarray, b_: np.ndarray) -> None:
-        """Decide, per island, who is simulated this frame; sleeping bodies stand still."""
-        b = self.bodies
-        dynamic = b.dynamic
-        if not self.sleeping:
-            self._awake = dynamic.copy()
-            return
-        moving = ~dynamic & (b.kind != STATIC) & (
-            np.linalg.norm(b.velocity, axis=1) + np.linalg.norm(b.angular_velocity, axis=1) > 0)
-        pushed = np.zeros(len(b), dtype=bool)
-        pushed[a[moving[b_]]] = True
-        pushed[b_[moving[a]]] = True
-        b.rest_time[pushed] = 0.0
-        self._awake = sleep.awake_bodies(b.rest_time, dynamic, a, b_)
-        asleep = dynamic & ~self._awake
-        b.velocity[asleep] = 0.0
-        b.angular_velocity[asleep] = 0.0
 
     def _finish_frame(self, frame_time: float) -> None:
         b = self.bodies
@@ -562,15 +533,6 @@ def _path(path) -> tuple[np.ndarray, np.ndarray]:
     return positions, orientations
 
 
-def _carried(m: Manifolds, old: Manifolds, stale: np.ndarray, count: int) -> tuple:
-    """(rows of m, rows of old): the pairs both hold whose old rows need no narrow phase (stale
-    False); keys a N + b are sorted on both sides."""
-    keys, old_keys = m.a * count + m.b, old.a * count + old.b
-    q = np.minimum(np.searchsorted(old_keys, keys), len(old_keys) - 1)
-    keep = (old_keys[q] == keys) & ~stale[q]
-    return np.flatnonzero(keep), q[keep]
-
-
 def held_together(m: Manifolds, free: np.ndarray, fraction: np.ndarray) -> None:
     """Hold the bodies `free` to move that press on a held one (a point within the slop
     pushing) at its fraction of the substep, through their chain of pressing bodies (in
@@ -594,27 +556,6 @@ def held_together(m: Manifolds, free: np.ndarray, fraction: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def escaped(position, orientation, velocity, angular_velocity, radius, speculative, awake,
-            kind, start_position, start_orientation, reach, h, fall) -> bool:
-    """Whether a moving (awake or kinematic) body, having moved (translation plus turn angle
-    times radius) since the pairs were found, could move beyond its reach then in one more
-    substep h."""
-    for i in range(len(position)):
-        if not (awake[i] or kind[i] == KINEMATIC):
-            continue
-        moved = 0.0
-        for k in range(3):
-            moved += (position[i, k] - start_position[i, k]) ** 2
-        moved = np.sqrt(moved) + turned(orientation, i, start_orientation, i) * radius[i]
-        ahead = ((linalg.norm(linalg.row(velocity, i))
-                  + linalg.norm(linalg.row(angular_velocity, i)) * radius[i]) * h
-                 + fall + speculative[i])
-        if moved + ahead > reach[i]:
-            return True
-    return False
-
-
-@njit(cache=True)
 def statistics(position, velocity, angular_velocity, mass, inertia, rotations, kind, gravity,
                out) -> None:
     """out (8,) = kinetic and potential energy, linear momentum and angular momentum (about the
@@ -625,7 +566,8 @@ def statistics(position, velocity, angular_velocity, mass, inertia, rotations, k
         if kind[i] != DYNAMIC:
             continue
         m, v, w, x = mass[i], velocity[i], angular_velocity[i], position[i]
-        linalg.sandwich(rotations, inertia, i, tensor, 0)
+        # np.int64: the literal 0 would compile sandwich a second variant
+        linalg.sandwich(rotations, inertia, i, tensor, np.int64(0))
         for k in range(3):
             spin[k] = tensor[0, k, 0] * w[0] + tensor[0, k, 1] * w[1] + tensor[0, k, 2] * w[2]
         out[0] += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + 0.5 * (
@@ -636,68 +578,3 @@ def statistics(position, velocity, angular_velocity, mass, inertia, rotations, k
         out[5] += m * (x[1] * v[2] - x[2] * v[1]) + spin[0]
         out[6] += m * (x[2] * v[0] - x[0] * v[2]) + spin[1]
         out[7] += m * (x[0] * v[1] - x[1] * v[0]) + spin[2]
-
-
-@njit(cache=True)
-def substep_reach(angular_velocity, radius, speculative, drop, h, out) -> None:
-    """out (N,) = |ω| radius h + drop + speculative distance, per body (World._substep_reach)."""
-    for i in range(len(radius)):
-        out[i] = _body_reach(angular_velocity, radius, speculative, drop, h, i)
-
-
-@njit(cache=True)
-def _body_reach(angular_velocity, radius, speculative, drop, h, i) -> float:
-    """Body i's entry of substep_reach."""
-    return (linalg.norm(linalg.row(angular_velocity, i)) * radius[i] * h + drop
-            + speculative[i])
-
-
-@njit(cache=True)
-def row_margins(rows, a, b, velocity, angular_velocity, radius, speculative, drop, h, drift,
-                slop, out) -> None:
-    """out (R,) = the narrow phase's margin for rows `rows`: the pair's relative speed times h
-    plus both bodies' substep_reach, widened by its drift less its slop (so a feature left out
-    stays out of reach while the rows are refreshed instead)."""
-    for k in range(len(rows)):
-        p = rows[k]
-        i, j = a[p], b[p]
-        closing = 0.0
-        for d in range(3):
-            closing += (velocity[j, d] - velocity[i, d]) ** 2
-        out[k] = (np.sqrt(closing) * h
-                  + _body_reach(angular_velocity, radius, speculative, drop, h, i)
-                  + _body_reach(angular_velocity, radius, speculative, drop, h, j) + drift[p]
-                  - slop[p])
-
-
-@njit(cache=True)
-def active_rows(points, a, b, awake) -> np.ndarray:
-    """The contact rows holding points with an awake body, in order."""
-    out = np.empty(len(a), dtype=np.int64)
-    count = 0
-    for p in range(len(a)):
-        if points[p] > 0 and (awake[a[p]] or awake[b[p]]):
-            out[count] = p
-            count += 1
-    return out[:count]
-
-
-@njit(cache=True)
-def wake_touched(points, a, b, kind, awake, rest_time) -> bool:
-    """Between sleep decisions, a sleeping body that an awake one touches (as awake was on
-    entry) wakes at once, its rest timer restarted (its own sleeping neighbours follow at the
-    next substep); whether any woke."""
-    woke = np.zeros(len(awake), dtype=np.bool_)
-    for p in range(len(a)):
-        if points[p] == 0:
-            continue
-        i, j = a[p], b[p]
-        woke[i] |= kind[i] == DYNAMIC and not awake[i] and awake[j]
-        woke[j] |= kind[j] == DYNAMIC and not awake[j] and awake[i]
-    anyone = False
-    for i in range(len(awake)):
-        if woke[i]:
-            awake[i] = True
-            rest_time[i] = 0.0
-            anyone = True
-    return anyone

@@ -12,6 +12,7 @@ import pytest
 
 from solver import World, quaternion
 from solver.constraints import refresh
+from solver.contact_rows import substep_reach
 from solver.hull import convex_hull
 from solver.mesh import prepare_mesh
 from solver.mesh_contacts import TRIANGLE_SHIFT, _beyond_faces, _half_extents, mesh_contacts
@@ -42,11 +43,15 @@ def _refresh(world, m, drift):
     b = world.bodies
     rotations = b.rotations()
     h = 1.0 / (world.fps * world.substeps)
+    reach = np.empty(len(b) + 1)  # h, then per body substep_reach
+    reach[0] = h
+    substep_reach(b.angular_velocity, world._radius, world._speculative, 0.5 * world._fall, h,
+                  reach[1:])
     return refresh(m.a, m.b, b.shape, b.position, b.orientation, rotations, b.com_offset,
                    world._radius, m.slop, drift, m.points, m.normal, m.point, m.anchor_a,
                    m.anchor_b, m.base, m.separation, m.relative, m.orientation_a,
                    m.orientation_b, m.margin, b.velocity, b.angular_velocity,
-                   np.r_[h, world._substep_reach(h)])
+                   reach)
 
 
 def test_points_refreshed_from_anchors_agree_with_a_new_narrow_phase():
