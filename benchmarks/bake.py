@@ -376,9 +376,10 @@ def cold_start_table(cold: dict) -> str:
         "copied by its first use), CPU s / wall s, median of 3 fresh processes, each column its "
         f"own (load average now {_load()}). Blender = process start to `import bpy` done (the "
         "interpreter's own start included in CPU); enable = addon_utils.enable of Impulse (it "
-        "imports numba and the solver); kernels = kernels.make_ready(other_shapes) as a bake "
-        "calls it, loaded from the cache (loaded = solver kernels numba loaded, the ones Python "
-        "calls: each holds its callees).",
+        "imports numba and the solver); kernels = kernels.make_ready(other_shapes), loading "
+        "what warm_up runs from the cache (a bake loads each kernel on its first call "
+        "instead: bake_phases.py --cold-start; loaded = solver kernels numba loaded, the "
+        "ones Python calls: each holds its callees).",
         "As Blender runs: bytecode cached (Blender ignores PYTHONDONTWRITEBYTECODE), no scipy "
         "(Blender bundles none). As this environment is: PYTHONDONTWRITEBYTECODE="
         f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}, scipy "
