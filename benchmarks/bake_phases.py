@@ -131,11 +131,8 @@ def main() -> None:
     plain = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CACHE_LOCATOR")}
     pickled = str(Path(tempfile.mkdtemp(prefix="impulse-phases-")) / "world.pickle")
     loads = []
-    print(f"Settings: {scenes.FPS} fps, {scenes.SUBSTEPS} substeps, {scenes.ITERATIONS} "
-          f"iterations, restitution {scenes.RESTITUTION}, friction {scenes.FRICTION}, BOX shapes, "
-          f"density {scenes.DENSITY:.0f} kg/m³; CPU seconds, median of {args.runs} fresh "
-          f"processes each; read + simulate + write = bake.\n\n{COLUMNS}\n" + "|---" * 10 + "|",
-          flush=True)
+    print(f"{settings()}; CPU seconds, median of {args.runs} fresh processes each; read + "
+          f"simulate + write = bake.\n\n{COLUMNS}\n" + "|---" * 10 + "|", flush=True)
     for key in args.scenes:
         for flag in ("on", "off") if args.sleeping == "both" else (args.sleeping,):
             ours = [bake.run_child_script(__file__, env, "--child", "blender", key, flag, pickled)
@@ -154,8 +151,15 @@ def main() -> None:
           f"{os.cpu_count()} cores.")
 
 
+def settings() -> str:
+    return (f"Settings: {scenes.FPS} fps, {scenes.SUBSTEPS} substeps, {scenes.ITERATIONS} "
+            f"iterations, restitution {scenes.RESTITUTION}, friction {scenes.FRICTION}, BOX "
+            f"shapes, density {scenes.DENSITY:.0f} kg/m³")
+
+
 def cold_starts(env: dict, keys: list[str], runs: int) -> None:
-    print(f"{COLD_COLUMNS}\n" + "|---" * 10 + "|", flush=True)
+    print(f"{settings()}, sleeping on; median of {runs} new sessions each, as Blender runs."
+          f"\n\n{COLD_COLUMNS}\n" + "|---" * 10 + "|", flush=True)
     bake.run_child_script(__file__, env, "--child", "cold", keys[0])  # writes the bytecode
     for key in keys:
         m = bake.medians([bake.run_child_script(__file__, env, "--child", "cold", key)
