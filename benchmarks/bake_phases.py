@@ -3,11 +3,12 @@ World simulated by the solver alone in plain Python. Numbers, not a test.
 
 The scenes and settings are bake.py's (BOX shapes, the demo's chair a compound of BOX parts,
 bake.py's substeps, iterations and materials). Each Blender run is a fresh process (the bpy
-module) with the built zip installed as an extension, in a session that has baked once, as
-bake.py's Impulse child does; its World is pickled before its first step, and each plain-Python
-run is a fresh process that loads it and simulates the same frames with the solver of this
-checkout (numba compiles for this machine's CPU into NUMBA_CACHE_DIR or solver/__pycache__ on
-first use: the first row can take minutes). CPU seconds (time.process_time), median of --runs.
+module) with the built zip installed as an extension, in a session that has baked the same
+scene once, as bake.py's Impulse child does; its World is pickled before its first step, and
+each plain-Python run is a fresh process that loads it and simulates the same frames with the
+solver of this checkout (numba compiles for this machine's CPU into NUMBA_CACHE_DIR or
+solver/__pycache__ on first use: the first row can take minutes). CPU seconds
+(time.process_time), median of --runs.
 
 --cold-start times instead a new session's first bake, with the JIT cache present (the zip's
 shipped kernels, copied by an install run first), as Blender runs (bake.blender_like): Blender's
@@ -43,7 +44,7 @@ def child_blender(key: str, sleeping: bool, pickled: str) -> None:
 
     bake._enable().make_ready()
     job_module = importlib.import_module(f"{bake.EXTENSION}.blender_addon.baking.job")
-    bake._tiny_bake(job_module)
+    bake.bake_once(job_module, bake.build_scene(key), sleeping)  # as bake.child_impulse
     scene = bake.build_scene(key)
     started = time.process_time()
     job = job_module.BakeJob(scene)

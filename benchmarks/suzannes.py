@@ -127,10 +127,7 @@ def child_builtin(spec: scenes.MeshScene, sleeping: bool, keys: bool) -> None:
             rb.restitution, rb.friction = scenes.RESTITUTION, scenes.FRICTION
             rb.linear_damping = rb.angular_damping = 0.0
             rb.use_deactivation = sleeping
-        started = time.process_time()
-        for frame in range(scene.frame_start, scene.frame_end + 1):
-            scene.frame_set(frame)
-        simulated = time.process_time()
+        started, simulated = bake.simulate_builtin(scene, scene.frame_end)
         positions = np.array([obj.matrix_world.translation[:] for obj in suzannes])
         if keys:
             for obj in scene.objects:
@@ -168,13 +165,9 @@ def child_solver(spec: scenes.MeshScene, sleeping: bool, _keys: bool) -> None:
                | _outcome(spec, np.asarray(trajectory.positions[-1, 1:], dtype=float)))
 
 
-def child_bake(spec: scenes.MeshScene, sleeping: bool, _keys: bool) -> None:
-    """Impulse's bake through the installed extension: CONVEX_HULL Suzannes, MESH terrain."""
-    import importlib
-
-    bake._enable().make_ready()
-    job_module = importlib.import_module(f"{bake.EXTENSION}.blender_addon.baking.job")
-    bake._tiny_bake(job_module)
+def impulse_scene(spec: scenes.MeshScene):
+    """A fresh file with the scene as Impulse bodies: CONVEX_HULL Suzannes, MESH terrain;
+    returns (scene, suzannes)."""
     scene, terrain, suzannes = build_blender_scene(spec, monkey_faces=True)
     settings = scene.impulse
     settings.use_scene_range = True
@@ -188,19 +181,22 @@ def child_bake(spec: scenes.MeshScene, sleeping: bool, _keys: bool) -> None:
         body.shape = "MESH" if obj is terrain else "CONVEX_HULL"
         body.mass_mode, body.density = "DENSITY", scenes.DENSITY
         body.restitution, body.friction = scenes.RESTITUTION, scenes.FRICTION
-    started = time.process_time()
-    job = job_module.BakeJob(scene)
-    job.world.sleeping = sleeping  # the extension has no setting for it: the World does
-    read = time.process_time()
-    while job.step():
-        pass
-    simulated = time.process_time()
-    job.finish()
-    done = time.process_time()
+    return scene, suzannes
+
+
+def child_bake(spec: scenes.MeshScene, sleeping: bool, _keys: bool) -> None:
+    """Impulse's bake through the installed extension, the second of two in the session (as
+    bake.child_impulse)."""
+    import importlib
+
+    bake._enable().make_ready()
+    job_module = importlib.import_module(f"{bake.EXTENSION}.blender_addon.baking.job")
+    bake.bake_once(job_module, impulse_scene(spec)[0], sleeping)
+    scene, suzannes = impulse_scene(spec)
+    times, _, _ = bake.bake_once(job_module, scene, sleeping)
     scene.frame_set(scene.frame_end)
     positions = np.array([obj.matrix_world.translation[:] for obj in suzannes])
-    bake._emit({"read": read - started, "simulate": simulated - read, "write": done - simulated,
-                "bake": done - started, "peak_mb": bake._peak_mb()} | _outcome(spec, positions))
+    bake._emit(times | {"peak_mb": bake._peak_mb()} | _outcome(spec, positions))
 
 
 # --- the parent: fresh processes, medians, the table ---
