@@ -453,7 +453,9 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
     A manifold with no velocity, impulse or target (_still, _resting) is passed over: its solve
     would change nothing (most of the push-out's, far from the deep points). A body at rest
     (the static ground of most pairs, most bodies in the push-out) adds nothing to v_n, so its
-    six terms are skipped (_still)."""
+    six terms are skipped (_still). A point that pushes nothing (a speculative one, most of a
+    falling scene's) and holds no friction would have its friction clamped back to zero at
+    limit 0, so its Coulomb step is skipped: the velocities change by ±0 either way."""
     v12 = np.empty(12)
     error = np.empty(POINTS)
     new = np.empty(POINTS)
@@ -496,9 +498,12 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                 normal_impulse[p, s] = new[s]
             if with_friction:
                 for s in range(count):
-                    _friction(p, s, v12, friction[p] * normal_impulse[p, s], friction_rows,
-                              friction_response, friction_mass, friction_impulse,
-                              _still(v12, 0), _still(v12, 6))
+                    limit = friction[p] * normal_impulse[p, s]
+                    if (limit == 0.0 and friction_impulse[p, s, 0] == 0.0
+                            and friction_impulse[p, s, 1] == 0.0):
+                        continue  # not pushing, no friction held: it would stay zero
+                    _friction(p, s, v12, limit, friction_rows, friction_response,
+                              friction_mass, friction_impulse, _still(v12, 0), _still(v12, 6))
             scatter(v12, velocity, angular_velocity, a[p], b[p])
 
 
