@@ -453,7 +453,11 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
     A manifold with no velocity, impulse or target (_still, _resting) is passed over: its solve
     would change nothing (most of the push-out's, far from the deep points). A body at rest
     (the static ground of most pairs, most bodies in the push-out) adds nothing to v_n, so its
-    six terms are skipped (_still)."""
+    six terms are skipped (_still). A manifold whose points all push nothing and close no gap
+    (apart: a speculative one, most of a falling scene's) keeps impulses 0, which solve its
+    complementarity problem (_complementary settles there at once), so its block solve is
+    skipped; a point that pushes nothing and holds no friction would have it clamped back to
+    zero at limit 0, so its Coulomb step is skipped: the velocities change by ±0 either way."""
     v12 = np.empty(12)
     error = np.empty(POINTS)
     new = np.empty(POINTS)
@@ -468,6 +472,7 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                                                 offset, with_friction):
                 continue
             pulling = False
+            apart = True  # no point pushes or closes: λ = 0 is the solution
             for s in range(count):
                 vn = 0.0
                 if not still_a:
@@ -477,28 +482,33 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                     for k in range(6, 12):
                         vn += normal_rows[p, s, k] * v12[k]
                 error[s] = vn + offset[p, s]
-            for s in range(count):
-                total = normal_impulse[p, s]
-                for t in range(count):
-                    total -= normal_inverse[p, s, t] * error[t]
-                new[s] = total
-                pulling |= total < 0.0
-            if pulling:
-                _complementary(p, count, normal_impulse, error, normal_block, subset_inverse,
-                               subset_ready, new, scratch, flags)
-            if len(ceiling):
+                apart &= error[s] >= 0.0 and normal_impulse[p, s] == 0.0
+            if not apart:
                 for s in range(count):
-                    new[s] = min(new[s], ceiling[p, s])
-            for s in range(count):
-                change = new[s] - normal_impulse[p, s]
-                for k in range(12):
-                    v12[k] += change * normal_response[p, s, k]
-                normal_impulse[p, s] = new[s]
+                    total = normal_impulse[p, s]
+                    for t in range(count):
+                        total -= normal_inverse[p, s, t] * error[t]
+                    new[s] = total
+                    pulling |= total < 0.0
+                if pulling:
+                    _complementary(p, count, normal_impulse, error, normal_block,
+                                   subset_inverse, subset_ready, new, scratch, flags)
+                if len(ceiling):
+                    for s in range(count):
+                        new[s] = min(new[s], ceiling[p, s])
+                for s in range(count):
+                    change = new[s] - normal_impulse[p, s]
+                    for k in range(12):
+                        v12[k] += change * normal_response[p, s, k]
+                    normal_impulse[p, s] = new[s]
             if with_friction:
                 for s in range(count):
-                    _friction(p, s, v12, friction[p] * normal_impulse[p, s], friction_rows,
-                              friction_response, friction_mass, friction_impulse,
-                              _still(v12, 0), _still(v12, 6))
+                    limit = friction[p] * normal_impulse[p, s]
+                    if (limit == 0.0 and friction_impulse[p, s, 0] == 0.0
+                            and friction_impulse[p, s, 1] == 0.0):
+                        continue  # not pushing, no friction held: it would stay zero
+                    _friction(p, s, v12, limit, friction_rows, friction_response,
+                              friction_mass, friction_impulse, _still(v12, 0), _still(v12, 6))
             scatter(v12, velocity, angular_velocity, a[p], b[p])
 
 
