@@ -16,7 +16,7 @@ from . import linalg
 from .constraints import POINTS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own
 def resist_rolling(rows, a, b, points, point, normal, normal_impulse, position,
                    world_inverse_inertia, rolling_resistance, angular_velocity) -> None:
     """Brake, in place, the angular velocity (N, 3) of each body of the manifolds `rows` that
