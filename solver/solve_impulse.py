@@ -472,7 +472,6 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                                                 offset, with_friction):
                 continue
             pulling = False
-            apart = True  # no point pushes or closes: λ = 0 is the solution
             for s in range(count):
                 vn = 0.0
                 if not still_a:
@@ -482,7 +481,11 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                     for k in range(6, 12):
                         vn += normal_rows[p, s, k] * v12[k]
                 error[s] = vn + offset[p, s]
-                apart &= error[s] >= 0.0 and normal_impulse[p, s] == 0.0
+            apart = True  # no point pushes or closes: λ = 0 is the solution
+            for s in range(count):  # a loop of its own, left at once by a pushing point
+                if normal_impulse[p, s] != 0.0 or not error[s] >= 0.0:
+                    apart = False
+                    break
             if not apart:
                 for s in range(count):
                     total = normal_impulse[p, s]
