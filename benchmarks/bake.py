@@ -422,7 +422,9 @@ def header(runs: int, compiled: dict | None, shipped: dict) -> str:
         f"compound of BOX parts on both sides), density "
         f"{scenes.DENSITY:.0f} kg/m³, no damping; sleeping/deactivation as in the column.",
         f"CPU seconds (process_time of the Blender process doing the work), median of {runs} "
-        f"fresh processes; peak memory = the process's max RSS. Machine: {os.cpu_count()} cores, "
+        "fresh processes, each side timing its second run of the scene there (the first "
+        "untimed: kernels loaded, point cache outdated between); peak memory = the process's "
+        f"max RSS. Machine: {os.cpu_count()} cores, "
         f"shared and loaded (load average {_load()}): expect noise.",
         "First use in a new user folder, every kernel: compiled (a zip without shipped "
         f"kernels, as Windows' and macOS'): {compiling}; the linux-x64 zip's shipped kernels "

@@ -471,7 +471,6 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
             if still_a and still_b and _resting(p, count, normal_impulse, friction_impulse,
                                                 offset, with_friction):
                 continue
-            pulling = False
             for s in range(count):
                 vn = 0.0
                 if not still_a:
@@ -487,6 +486,7 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                     apart = False
                     break
             if not apart:
+                pulling = False
                 for s in range(count):
                     total = normal_impulse[p, s]
                     for t in range(count):
