@@ -9,7 +9,7 @@ the centre-of-mass offset in the shape frame.
 
 import numpy as np
 
-from . import quaternion
+from . import linalg, quaternion
 from .geometry import Part, part_extents
 from .mass import box_inertia, compound_mass_properties, part_mass_properties, sphere_inertia
 from .shapes import BOX, CAPSULE, COMPOUND, CONE, CYLINDER, HULL, MESH, SPHERE
@@ -94,7 +94,9 @@ class Bodies:
 
     def shape_centers(self, rotations: np.ndarray) -> np.ndarray:
         """Collision-shape centres (and what the user sees as the position): x - R c."""
-        return self.position - np.einsum("nij,nj->ni", rotations, self.com_offset)
+        centers = np.empty_like(self.position)
+        linalg.minus_rotated(self.position, rotations, self.com_offset, centers)
+        return centers
 
     def world_inverse_inertia(self, rotations: np.ndarray) -> np.ndarray:
         """R I⁻¹ Rᵀ: the inverse inertia in world axes, for the current orientations."""
