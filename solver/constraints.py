@@ -129,16 +129,6 @@ def new_manifolds(pairs, bodies, restitution_rule, friction_rule, slop) -> Manif
     return m
 
 
-def fill(m: Manifolds, rows, found, starts, bodies, rotations) -> None:
-    """Put the narrow phase's contacts `found` into rows `rows` (row rows[k] gets
-    found[starts[k]:starts[k + 1]]), warm-started from the points they held by feature."""
-    fill_rows(rows, starts, found.point, found.normal, found.depth, found.feature, m.a, m.b,
-              bodies.shape, bodies.position, bodies.orientation, rotations, bodies.com_offset,
-              m.points, m.feature, m.normal, m.tangents, m.point, m.anchor_a, m.anchor_b, m.base,
-              m.separation, m.relative, m.orientation_a, m.orientation_b, m.normal_impulse,
-              m.incoming, m.friction_impulse)
-
-
 @njit(cache=True)
 def _anchor(shape, position, rotations, com_offset, body, point, normal, c, out, p, s) -> None:
     """out[p, s] (3,) = contact c's anchor on a body (point, normal (K, 3) the contacts'): its

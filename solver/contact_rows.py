@@ -3,8 +3,9 @@
 A substep that collides nothing new costs two calls from Python: `carried` (whether a body
 left the room its pairs were found for; if not, every row's points carried with its bodies and
 the rows that must collide again) and `rows_to_solve` (sleeping bodies touched by awake ones
-woken, the rows the driver solves, their isolation). Each was several small kernels and numpy
-calls, whose dispatch cost more than their loops (issue #9).
+woken, the rows the driver solves, their isolation); colliding rows again is one more,
+`collide_rows`. Each was several small kernels and numpy calls, whose dispatch cost more than
+their loops (issue #9).
 """
 
 import numpy as np
@@ -13,7 +14,9 @@ from numba import njit
 from . import linalg
 from .bodies import DYNAMIC, KINEMATIC
 from .broadphase import aabbs_into
-from .constraints import isolated_rows, refresh, turned
+from .constraints import fill_rows, isolated_rows, refresh, turned
+from .contacts import contacts_of_pairs, contacts_of_parts
+from .manifold import MAX_MANIFOLD
 
 
 @njit(cache=True)
@@ -35,6 +38,43 @@ def carried(check, position, orientation, velocity, angular_velocity, radius, sp
                     drift, points, normal, point, anchor_a, anchor_b, base, separation, relative,
                     orientation_a, orientation_b, margin, velocity, angular_velocity, reach)
     return False, stale, np.flatnonzero(stale)
+
+
+@njit(cache=True)
+def collide_rows(rows, tables, shape, position, orientation, rotations, com_offset,
+                 half_extents, velocity, angular_velocity, radius, speculative, drop, h, a, b,
+                 drift, slop, margin, points, feature, normal, tangents, point, anchor_a,
+                 anchor_b, base, separation, relative, orientation_a, orientation_b,
+                 normal_impulse, incoming, friction_impulse) -> None:
+    """The narrow phase on rows `rows` (pairs a-b) within their row_margins, its points written
+    into them by fill_rows (the rows' arrays after drop and h, as fill_rows names them): in a
+    falling scene most rows collide again in most substeps, and as a numpy wrapper around
+    three kernels this call's glue cost as much as its narrow phase. tables None: boxes and
+    spheres only (contacts_of_pairs; numba then compiles this without the parts kernel)."""
+    keep = np.empty(len(rows))
+    widest = row_margins(rows, a, b, velocity, angular_velocity, radius, speculative, drop, h,
+                         drift, slop, keep, margin)
+    centers = np.empty((len(position), 3))
+    linalg.minus_rotated(position, rotations, com_offset, centers)
+    pairs = np.empty((len(rows), 2), dtype=np.int64)
+    for k in range(len(rows)):
+        pairs[k, 0], pairs[k, 1] = a[rows[k]], b[rows[k]]
+    room = MAX_MANIFOLD * len(rows)
+    first, second = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+    found_point, found_normal = np.empty((room, 3)), np.empty((room, 3))
+    depth, found_feature = np.empty(room), np.empty(room, dtype=np.int64)
+    starts = np.empty(len(rows) + 1, dtype=np.int64)
+    if tables is None:
+        contacts_of_pairs(shape, centers, rotations, half_extents, pairs, widest, keep, first,
+                          second, found_point, found_normal, depth, found_feature, starts)
+    else:
+        contacts_of_parts(shape, centers, rotations, half_extents, pairs, widest, keep, tables,
+                          first, second, found_point, found_normal, depth, found_feature,
+                          starts)
+    fill_rows(rows, starts, found_point, found_normal, depth, found_feature, a, b, shape,
+              position, orientation, rotations, com_offset, points, feature, normal, tangents,
+              point, anchor_a, anchor_b, base, separation, relative, orientation_a,
+              orientation_b, normal_impulse, incoming, friction_impulse)
 
 
 @njit(cache=True)

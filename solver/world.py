@@ -39,9 +39,8 @@ from .bodies import (
 )
 from .body_shapes import shape_parts
 from .broadphase import sweep_and_prune
-from .constraints import Manifolds, fill, flat, new_manifolds, warm_start
-from .contact_rows import carried, grown_boxes, kept_rows, row_margins, rows_to_solve
-from .contacts import Scratch, narrow_phase
+from .constraints import Manifolds, flat, new_manifolds, warm_start
+from .contact_rows import carried, collide_rows, grown_boxes, kept_rows, rows_to_solve
 from .geometry import Geometry
 from .impact import advance_to_impact
 from .kinematic import Paths, rotation_rate
@@ -80,7 +79,6 @@ class World:
 
     # Set by every step before use (class defaults, so that pickled Worlds without them load).
     _shape = np.zeros(0, dtype=np.int64)  # the bodies' shape codes as int64, for the kernels
-    _scratch: Scratch | None = None  # the narrow phase's output rows (not pickled)
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), fps: float = 24.0, substeps: int = 10,
                  iterations: int = 10, method: str = "impulse",
@@ -110,10 +108,6 @@ class World:
         self._contact_count = 0
         self._max_penetration = 0.0
         self._push_out_work = 0.0
-
-    def __getstate__(self) -> dict:
-        """Pickled without the narrow phase's scratch rows."""
-        return {name: value for name, value in vars(self).items() if name != "_scratch"}
 
     @property
     def other_shapes(self) -> bool:
@@ -418,7 +412,7 @@ class World:
         if old is not None and stale is not None and np.array_equal(old.pairs, pairs):
             m = old  # its stale rows collide again, warm-started from the points they held
             if stale.any():
-                self._collide_rows(m, np.flatnonzero(stale), rotations, h, centers)
+                self._collide_rows(m, np.flatnonzero(stale), rotations, h)
         else:
             m = new_manifolds(pairs, b, self.restitution_combine, self.friction_combine,
                               self._slop())
@@ -428,7 +422,7 @@ class World:
             collide = np.ones(len(m), dtype=bool)
             collide[rows] = False
             if collide.any():
-                self._collide_rows(m, np.flatnonzero(collide), rotations, h, centers)
+                self._collide_rows(m, np.flatnonzero(collide), rotations, h)
             if old is not None and stale is not None and len(m):
                 warm_start(m, old, len(b))  # the carried rows hold no points yet: untouched
                 for name in _CARRIED:
@@ -437,21 +431,18 @@ class World:
         self._room = (b.position.copy(), b.orientation.copy(), reach)
         return m
 
-    def _collide_rows(self, m: Manifolds, rows: np.ndarray, rotations: np.ndarray, h: float,
-                      centers: np.ndarray | None = None) -> None:
+    def _collide_rows(self, m: Manifolds, rows: np.ndarray, rotations: np.ndarray,
+                      h: float) -> None:
         """The narrow phase on rows `rows`: their points, with speculative points for gaps the
-        pair could close in h (row_margins); centers: the shape centres, if known."""
+        pair could close in h (contact_rows.collide_rows)."""
         b = self.bodies
-        if self._scratch is None:
-            self._scratch = Scratch()
-        margin = np.empty(len(rows))
-        widest = row_margins(rows, m.a, m.b, b.velocity, b.angular_velocity, self._radius,
-                             self._speculative, 0.5 * self._fall, h, m.drift, m.slop, margin,
-                             m.margin)
-        found, starts = narrow_phase(self._shape, b.shape_centers(rotations) if centers is None
-                                     else centers, rotations, b.half_extents, m.pairs[rows],
-                                     widest, margin, self.geometry.tables(), self._scratch)
-        fill(m, rows, found, starts, b, rotations)
+        collide_rows(rows, self.geometry.tables() if self.other_shapes else None, self._shape,
+                     b.position, b.orientation, rotations, b.com_offset, b.half_extents,
+                     b.velocity, b.angular_velocity, self._radius, self._speculative,
+                     0.5 * self._fall, h, m.a, m.b, m.drift, m.slop, m.margin, m.points,
+                     m.feature, m.normal, m.tangents, m.point, m.anchor_a, m.anchor_b, m.base,
+                     m.separation, m.relative, m.orientation_a, m.orientation_b,
+                     m.normal_impulse, m.incoming, m.friction_impulse)
 
     def _slop(self) -> np.ndarray:
         """(N,) penetration each body tolerates without push-out (less for tiny bodies)."""
