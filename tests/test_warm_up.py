@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Counts each solver kernel's compiled variants after warm_up, runs a world of the given kind
 # (boxes and spheres over both methods, sleeping, CCD, a bounce in flight and a start overlap;
 # or every other shape as well, made ready at once or after boxes and spheres), and prints which
-# kernels gained variants, then which part-by-part kernels were loaded at all.
+# kernels gained variants, then which kernels' part-by-part variants were loaded at all.
 PROBE = """
 import importlib, pkgutil, sys
 import numpy as np
@@ -65,9 +65,14 @@ free.add_body(shape="sphere", size=0.1, position=(0.8, 0.05, 0))
 free.simulate(4)
 after = variants()
 print("GAINED", sorted(name for name in after if after[name] != before[name]))
-# (the part-by-part time of impact's gaps are inlined into their caller: no kernel of their own)
-print("PARTS", sorted(name for name in ("contacts.contacts_of_parts", "gjk.separation")
-                     if after[name]))
+# The part-by-part narrow phase and time of impact are compiled into the variants of their
+# callers that take the part tables (the others take None): which of those were loaded.
+def with_tables(name):
+    module, kernel = name.split(".")
+    dispatcher = getattr(importlib.import_module("solver." + module), kernel)
+    return any("Tables(" in str(signature) for signature in dispatcher.signatures)
+print("PARTS", sorted(name for name in ("contact_rows.collide_rows", "toi._all_times")
+                     if with_tables(name)))
 """
 
 
