@@ -22,8 +22,8 @@ from .manifold import MAX_MANIFOLD
 @njit(cache=True)
 def carried(check, position, orientation, velocity, angular_velocity, radius, speculative, awake,
             kind, start_position, start_orientation, start_reach, h, fall, a, b, shape,
-            rotations, com_offset, slop, drift, points, normal, point, anchor_a, anchor_b, base,
-            separation, relative, orientation_a, orientation_b, margin):
+            rotations, com_offset, half_extents, slop, drift, points, normal, point, anchor_a,
+            anchor_b, base, separation, relative, orientation_a, orientation_b, margin, apart):
     """(escaped, stale (P,), its rows): with `check`, whether a moving body could leave its
     room this substep (escaped; nothing else is done then); otherwise every row refreshed
     (constraints.refresh, with the substep's reach: h, then substep_reach per body) and the
@@ -34,9 +34,10 @@ def carried(check, position, orientation, velocity, angular_velocity, radius, sp
     reach = np.empty(len(radius) + 1)
     reach[0] = h
     substep_reach(angular_velocity, radius, speculative, 0.5 * fall, h, reach[1:])
-    stale = refresh(a, b, shape, position, orientation, rotations, com_offset, radius, slop,
-                    drift, points, normal, point, anchor_a, anchor_b, base, separation, relative,
-                    orientation_a, orientation_b, margin, velocity, angular_velocity, reach)
+    stale = refresh(a, b, shape, position, orientation, rotations, com_offset, half_extents,
+                    radius, slop, drift, points, normal, point, anchor_a, anchor_b, base,
+                    separation, relative, orientation_a, orientation_b, margin, apart, velocity,
+                    angular_velocity, reach)
     return False, stale, np.flatnonzero(stale)
 
 
@@ -45,7 +46,7 @@ def collide_rows(rows, tables, shape, position, orientation, rotations, com_offs
                  half_extents, velocity, angular_velocity, radius, speculative, drop, h, a, b,
                  drift, slop, margin, points, feature, normal, tangents, point, anchor_a,
                  anchor_b, base, separation, relative, orientation_a, orientation_b,
-                 normal_impulse, incoming, friction_impulse) -> None:
+                 normal_impulse, incoming, friction_impulse, apart) -> None:
     """The narrow phase on rows `rows` (pairs a-b) within their row_margins, its points written
     into them by fill_rows (the rows' arrays after drop and h, as fill_rows names them): in a
     falling scene most rows collide again in most substeps, and as a numpy wrapper around
@@ -74,7 +75,7 @@ def collide_rows(rows, tables, shape, position, orientation, rotations, com_offs
     fill_rows(rows, starts, found_point, found_normal, depth, found_feature, a, b, shape,
               position, orientation, rotations, com_offset, points, feature, normal, tangents,
               point, anchor_a, anchor_b, base, separation, relative, orientation_a,
-              orientation_b, normal_impulse, incoming, friction_impulse)
+              orientation_b, normal_impulse, incoming, friction_impulse, apart)
 
 
 @njit(cache=True)

@@ -59,7 +59,7 @@ def advance_to_impact(m: Manifolds, candidates, bodies, rotations, world_inverse
                   b.orientation, rotations, b.com_offset, m.points, m.feature, m.normal,
                   m.tangents, m.point, m.anchor_a, m.anchor_b, m.base, m.separation,
                   m.relative, m.orientation_a, m.orientation_b, m.normal_impulse, m.incoming,
-                  m.friction_impulse)
+                  m.friction_impulse, m.apart)
         prepare_rows(row, m.a, m.b, m.points, m.point, m.normal, m.tangents, b.position,
                      b.inverse_mass, world_inverse, m.normal_rows, m.normal_response,
                      m.normal_block, m.normal_inverse, m.subset_inverse, m.subset_ready,

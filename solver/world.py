@@ -63,7 +63,7 @@ _NO_SPRINGS = (np.zeros(0), np.zeros(0))  # the impulse method's
 # What a contact row carried over to the next frame's rows keeps: its points and their anchors,
 # the poses it was collided at, and its impulses (the solver rows are rebuilt every substep).
 _CARRIED = ("points", "feature", "normal", "tangents", "point", "anchor_a", "anchor_b", "base",
-            "separation", "relative", "orientation_a", "orientation_b", "margin",
+            "separation", "relative", "orientation_a", "orientation_b", "margin", "apart",
             "normal_impulse", "friction_impulse", "incoming")
 
 
@@ -384,9 +384,10 @@ class World:
         b = self.bodies
         return carried(check, b.position, b.orientation, b.velocity, b.angular_velocity,
                        self._radius, self._speculative, self._awake, b.kind, *self._room, h,
-                       self._fall, m.a, m.b, self._shape, rotations, b.com_offset, m.slop,
-                       m.drift, m.points, m.normal, m.point, m.anchor_a, m.anchor_b, m.base,
-                       m.separation, m.relative, m.orientation_a, m.orientation_b, m.margin)
+                       self._fall, m.a, m.b, self._shape, rotations, b.com_offset,
+                       b.half_extents, m.slop, m.drift, m.points, m.normal, m.point, m.anchor_a,
+                       m.anchor_b, m.base, m.separation, m.relative, m.orientation_a,
+                       m.orientation_b, m.margin, m.apart)
 
     def _collide_frame(self, rotations: np.ndarray, h: float, remaining: float) -> Manifolds:
         """New contact rows for every pair whose boxes, grown by what each body may move in
@@ -442,7 +443,7 @@ class World:
                      0.5 * self._fall, h, m.a, m.b, m.drift, m.slop, m.margin, m.points,
                      m.feature, m.normal, m.tangents, m.point, m.anchor_a, m.anchor_b, m.base,
                      m.separation, m.relative, m.orientation_a, m.orientation_b,
-                     m.normal_impulse, m.incoming, m.friction_impulse)
+                     m.normal_impulse, m.incoming, m.friction_impulse, m.apart)
 
     def _slop(self) -> np.ndarray:
         """(N,) penetration each body tolerates without push-out (less for tiny bodies)."""

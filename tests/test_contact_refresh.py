@@ -48,10 +48,9 @@ def _refresh(world, m, drift):
     substep_reach(b.angular_velocity, world._radius, world._speculative, 0.5 * world._fall, h,
                   reach[1:])
     return refresh(m.a, m.b, b.shape, b.position, b.orientation, rotations, b.com_offset,
-                   world._radius, m.slop, drift, m.points, m.normal, m.point, m.anchor_a,
-                   m.anchor_b, m.base, m.separation, m.relative, m.orientation_a,
-                   m.orientation_b, m.margin, b.velocity, b.angular_velocity,
-                   reach)
+                   b.half_extents, world._radius, m.slop, drift, m.points, m.normal, m.point,
+                   m.anchor_a, m.anchor_b, m.base, m.separation, m.relative, m.orientation_a,
+                   m.orientation_b, m.margin, m.apart, b.velocity, b.angular_velocity, reach)
 
 
 def test_points_refreshed_from_anchors_agree_with_a_new_narrow_phase():
