@@ -377,13 +377,9 @@ def _still_apart(p, i, j, position, rotations, com_offset, half_extents, apart, 
     bound = apart[p] - motion
     if not bound > within + APART_ROUNDING:
         ci, cj, n = np.empty(3), np.empty(3), np.empty(3)
-        for k in range(3):
-            ci[k] = position[i, k] - (rotations[i, k, 0] * com_offset[i, 0]
-                                      + rotations[i, k, 1] * com_offset[i, 1]
-                                      + rotations[i, k, 2] * com_offset[i, 2])
-            cj[k] = position[j, k] - (rotations[j, k, 0] * com_offset[j, 0]
-                                      + rotations[j, k, 1] * com_offset[j, 1]
-                                      + rotations[j, k, 2] * com_offset[j, 2])
+        for k in range(3):  # the shape centres, as the narrow phase has them
+            ci[k] = linalg.minus_rotated_row(position, rotations, com_offset, i, k)
+            cj[k] = linalg.minus_rotated_row(position, rotations, com_offset, j, k)
         bound = sat_pair(ci, rotations[i], half_extents[i], cj, rotations[j], half_extents[j], n,
                          1.0)[0]
     apart[p] = bound

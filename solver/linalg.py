@@ -51,9 +51,14 @@ def minus_rotated(points: np.ndarray, rotations: np.ndarray, offsets: np.ndarray
     summation order for the narrow phase and the snapshots alike."""
     for i in range(len(points)):
         for k in range(3):
-            out[i, k] = points[i, k] - (rotations[i, k, 0] * offsets[i, 0]
-                                        + rotations[i, k, 1] * offsets[i, 1]
-                                        + rotations[i, k, 2] * offsets[i, 2])
+            out[i, k] = minus_rotated_row(points, rotations, offsets, i, k)
+
+
+@njit(cache=True, inline="always")
+def minus_rotated_row(points, rotations, offsets, i, k) -> float:
+    """Entry (i, k) of minus_rotated."""
+    return points[i, k] - (rotations[i, k, 0] * offsets[i, 0] + rotations[i, k, 1] * offsets[i, 1]
+                           + rotations[i, k, 2] * offsets[i, 2])
 
 
 @njit(cache=True)
