@@ -69,7 +69,7 @@ class Manifolds:
         self.orientation_a = np.zeros((count, 4))  # and the orientations then
         self.orientation_b = np.zeros((count, 4))
         self.margin = np.zeros(count)  # the gap up to which points were kept when collided
-        self.apart = np.full(count, -np.inf)  # a box pair's least distance then, if no points
+        self.apart = np.full(count, -np.inf)  # box pairs without points: a floor on their gap
         self.isolated = np.ones(count, dtype=np.bool_)  # no movable body touches a third
         self.thin = np.zeros(count, dtype=np.bool_)  # a triangle mesh is in the pair
         self.normal_impulse = np.zeros((count, POINTS))  # accumulated, per substep
@@ -257,11 +257,18 @@ def fill_rows(rows, starts, point, normal, depth, feature, a, b, shape, position
         for s in range(count, POINTS):  # unused slots share the normal (zero rows anyway)
             for i in range(3):
                 row_normal[p, s, i] = row_normal[p, 0, i] if count else 0.0
-        for i in range(3):
-            relative[p, i] = position[b[p], i] - position[a[p], i]
-        orientation_a[p] = orientation[a[p]]
-        orientation_b[p] = orientation[b[p]]
+        _collided_now(p, a[p], b[p], position, orientation, relative, orientation_a,
+                      orientation_b)
         apart[p] = -np.inf
+
+
+@njit(cache=True, inline="always")  # per row: called, its arrays would be reference-counted
+def _collided_now(p, i, j, position, orientation, relative, orientation_a, orientation_b):
+    """Row p (bodies i, j) collided at the poses of now: what refresh measures motion from."""
+    for k in range(3):
+        relative[p, k] = position[j, k] - position[i, k]
+    orientation_a[p] = orientation[i]
+    orientation_b[p] = orientation[j]
 
 
 @njit(cache=True)
@@ -351,10 +358,9 @@ def refresh(a, b, shape, position, orientation, rotations, com_offset, half_exte
                                      apart, motion, within)):
                 stale[p] = True
                 continue
-            for k in range(3):  # as a narrow phase that found nothing (fill_rows)
-                relative[p, k] = position[j, k] - position[i, k]
-            orientation_a[p] = orientation[i]
-            orientation_b[p] = orientation[j]
+            # as a narrow phase that found nothing leaves it (fill_rows)
+            _collided_now(p, i, j, position, orientation, relative, orientation_a,
+                          orientation_b)
             margin[p] = within
             continue
         for s in range(points[p]):
