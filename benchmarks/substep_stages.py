@@ -60,6 +60,7 @@ def phases():
             linalg.sandwich(rotations[i], inverse_inertia[i], out[i])
 
     indexed = len(inspect.signature(linalg.sandwich.py_func).parameters) == 5
+    by_island = "dynamic" in inspect.signature(polish.py_func).parameters  # trees since 74da7e4
     world_inverse = by_index if indexed else by_view
 
     spent: dict[str, float] = {}
@@ -117,9 +118,10 @@ def phases():
               normal_block, normal_inverse, subset_inverse, subset_ready, friction_rows,
               friction_response, friction_mass, friction, normal_impulse, friction_impulse,
               bias, unbounded, velocity, angular_velocity, sweeps, sweeps > 0)
+        islands = (dynamic,) if by_island else ()
         timed("polish", polish, rows, a, b, points, normal_rows, normal_response, normal_block,
               subset_inverse, subset_ready, normal_impulse, bias, velocity, angular_velocity,
-              POLISH_STEPS * sweeps)
+              *islands, POLISH_STEPS * sweeps)
         if bouncing:
             timed("bounce sweeps", bounce_ceilings, rows, points, restitution, normal_impulse,
                   ceiling)

@@ -28,6 +28,10 @@ dropped. Warm starting carries the solved impulses into the next substep, where 
 only what changed: the standing pyramid takes about 20 steps a substep (with block Jacobi it hit
 the 40-step cap in every substep).
 
+The solve runs island by island (bodies joined through dynamic bodies' pushing rows), each
+with its own error, step limit and active set: a settled island costs nothing while a stack
+beside it still takes twenty steps, and each step costs the island's points, not the world's.
+
 For one point, or one pair whose block the sweep already solved exactly, the residual is zero
 on entry and the polish does nothing, so the documents' single-contact impulse and the
 canonical bounces stay exactly as they were.
@@ -50,33 +54,92 @@ _TINY = np.finfo(float).tiny
 
 @njit(cache=True, inline="always")  # one caller: not compiled and emitted again on its own
 def polish(rows, a, b, points, normal_rows, normal_response, normal_block, subset_inverse,
-           subset_ready, normal_impulse, offset, velocity, angular_velocity, limit) -> int:
+           subset_ready, normal_impulse, offset, velocity, angular_velocity, dynamic,
+           limit) -> int:
     """Solve the velocity errors v_n + offset of the touching (offset 0), pushing points of rows
-    `rows` by at most
-    `limit` preconditioned conjugate-gradient steps in all, adding the impulses to
-    normal_impulse and their velocity change to the bodies; returns the steps taken.
+    `rows`, island by island (bodies joined through dynamic ones), by at most `limit`
+    preconditioned conjugate-gradient steps each, adding the impulses to normal_impulse and
+    their velocity change to the bodies; returns the steps taken in all.
 
-    A point the solution would make pull is let go (impulse 0) and the others are solved again
-    without it, up to ATTEMPTS times (an active-set method). A correction that would add
-    kinetic energy is not applied: an inelastic contact impulse only ever takes energy out, and
-    such a correction means the active set was wrong, which the next sweeps sort out.
+    One solve per island: its error decides when it stops, so a settled island costs no steps
+    while a stack beside it still needs twenty, and each island's steps cost its own points.
+    A point the solution would make pull is let go (impulse 0) and the island's others are
+    solved again without it, up to ATTEMPTS times (an active-set method). A correction that
+    would add kinetic energy is not applied: an inelastic contact impulse only ever takes energy
+    out, and such a correction means the active set was wrong, which the next sweeps sort out.
     """
-    steps = 0
-    for _ in range(ATTEMPTS):
-        taken, let_go = _attempt(rows, a, b, points, normal_rows, normal_response, normal_block,
-                                 subset_inverse, subset_ready, normal_impulse, offset, velocity,
-                                 angular_velocity, limit - steps)
-        steps += taken
-        if not let_go or steps >= limit:
-            break
-    return steps
+    order, starts = _islands(rows, a, b, points, normal_impulse, offset, dynamic)
+    body = np.zeros((len(velocity), 6))  # scratch, zero outside an attempt
+    total = 0
+    for g in range(len(starts) - 1):
+        island = order[starts[g]:starts[g + 1]]
+        steps = 0
+        for _ in range(ATTEMPTS):
+            taken, let_go = _attempt(island, a, b, points, normal_rows, normal_response,
+                                     normal_block, subset_inverse, subset_ready, normal_impulse,
+                                     offset, velocity, angular_velocity, body, limit - steps)
+            steps += taken
+            if not let_go or steps >= limit:
+                break
+        total += steps
+    return total
+
+
+@njit(cache=True)
+def _islands(rows, a, b, points, normal_impulse, offset, dynamic) -> tuple:
+    """(order, starts): the rows of `rows` with a touching, pushing point, grouped by island
+    (bodies joined through dynamic bodies' rows), each island's rows in their order in `rows`
+    and starting at order[starts[g]]; starts ends with len(order)."""
+    parent = np.arange(len(dynamic))
+    pushing = np.zeros(len(rows), dtype=np.bool_)
+    for r in range(len(rows)):
+        p = rows[r]
+        for s in range(points[p]):
+            pushing[r] |= normal_impulse[p, s] > 0.0 and offset[p, s] == 0.0
+        if pushing[r] and dynamic[a[p]] and dynamic[b[p]]:
+            i, j = _root(parent, a[p]), _root(parent, b[p])
+            parent[max(i, j)] = min(i, j)
+    island = np.full(len(dynamic), -1, dtype=np.int64)  # by root: the island's number
+    label = np.empty(len(rows), dtype=np.int64)
+    count = 0
+    for r in range(len(rows)):
+        if pushing[r]:
+            p = rows[r]
+            root = _root(parent, a[p] if dynamic[a[p]] else b[p])
+            if island[root] < 0:
+                island[root] = count
+                count += 1
+            label[r] = island[root]
+    starts = np.zeros(count + 1, dtype=np.int64)
+    for r in range(len(rows)):
+        if pushing[r]:
+            starts[label[r] + 1] += 1
+    for g in range(count):
+        starts[g + 1] += starts[g]
+    order = np.empty(starts[count], dtype=np.int64)
+    filled = starts[:count].copy()
+    for r in range(len(rows)):
+        if pushing[r]:
+            order[filled[label[r]]] = rows[r]
+            filled[label[r]] += 1
+    return order, starts
+
+
+@njit(cache=True)
+def _root(parent, i) -> int:
+    """The root of body i's tree in the union-find forest `parent` (halving the path)."""
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
 
 
 @njit(cache=True)
 def _attempt(rows, a, b, points, normal_rows, normal_response, normal_block, subset_inverse,
-             subset_ready, normal_impulse, offset, velocity, angular_velocity, limit):
+             subset_ready, normal_impulse, offset, velocity, angular_velocity, body, limit):
     """One conjugate-gradient solve over the touching points pushing now: (steps, whether a
-    point was let go)."""
+    point was let go). body (N, 6), scratch, is zero on entry and left zero: only the rows'
+    bodies are touched, so an island's solve costs its own size, not the world's."""
     count = 0
     for p in rows:
         for s in range(points[p]):
@@ -118,7 +181,6 @@ def _attempt(rows, a, b, points, normal_rows, normal_response, normal_block, sub
     solution = np.zeros(count)
     preconditioned = np.empty(count)
     product = np.empty(count)
-    body = np.zeros((len(velocity), 6))
     least = _precondition(where, normal_block, subset_inverse, residual, preconditioned)
     if least <= TOLERANCE:
         return 0, False
@@ -181,13 +243,17 @@ def _attempt(rows, a, b, points, normal_rows, normal_response, normal_block, sub
         gain += solution[e] * (before[e] + 0.5 * change)
         scale += abs(solution[e] * before[e])
     if gain > _ROUNDING * scale:
+        _clear(where, a, b, body)
         return steps, False
     for e in range(count):
         normal_impulse[where[e, 0], where[e, 1]] += solution[e]
-    for i in range(len(velocity)):
-        for k in range(3):
-            velocity[i, k] += body[i, k]
-            angular_velocity[i, k] += body[i, 3 + k]
+    for e in range(count):  # each body's change once: added, then cleared
+        for i in (a[where[e, 0]], b[where[e, 0]]):
+            for k in range(3):
+                velocity[i, k] += body[i, k]
+                angular_velocity[i, k] += body[i, 3 + k]
+            for k in range(6):
+                body[i, k] = 0.0
     return steps, let_go
 
 
@@ -240,7 +306,7 @@ def _symmetric_sweeps(where, starts, a, b, normal_rows, normal_response, subset_
     the pseudo-inverses cut), and a sweep in the order of the load's path hands it down a whole
     column or through a heavy body onto a light one at once, which block Jacobi (one level per
     step) does not."""
-    _clear(body)
+    _clear(where, a, b, body)
     for e in range(len(out)):
         out[e] = 0.0
     runs = len(starts) - 1
@@ -267,7 +333,7 @@ def _symmetric_sweeps(where, starts, a, b, normal_rows, normal_response, subset_
 @njit(cache=True)
 def _respond(where, a, b, normal_response, impulse, body) -> None:
     """body (N, 6) = M⁻¹ Jᵀ impulse: the velocity change of impulses at the listed points."""
-    _clear(body)
+    _clear(where, a, b, body)
     for e in range(len(where)):
         p, s = where[e, 0], where[e, 1]
         i, j = a[p], b[p]
@@ -287,8 +353,10 @@ def _row_times(p, s, a, b, normal_rows, body) -> float:
 
 
 @njit(cache=True, inline="always")
-def _clear(body) -> None:
-    """body (N, 6) = 0 by index (a slice assignment takes a reference-counted view)."""
-    for i in range(len(body)):
-        for k in range(6):
-            body[i, k] = 0.0
+def _clear(where, a, b, body) -> None:
+    """body (N, 6) = 0 at the bodies of the points `where`, by index (a slice assignment takes
+    a reference-counted view); the others are zero already."""
+    for e in range(len(where)):
+        for i in (a[where[e, 0]], b[where[e, 0]]):
+            for k in range(6):
+                body[i, k] = 0.0

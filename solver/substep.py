@@ -121,7 +121,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
                friction, normal_impulse, friction_impulse, bias, unbounded, velocity,
                angular_velocity, sweeps, with_friction)
         polish(rows, a, b, points, normal_rows, normal_response, normal_block, subset_inverse,
-               subset_ready, normal_impulse, bias, velocity, angular_velocity,
+               subset_ready, normal_impulse, bias, velocity, angular_velocity, dynamic,
                POLISH_STEPS * sweeps)
         if bouncing:
             bounce_ceilings(rows, points, restitution, normal_impulse, ceiling)
