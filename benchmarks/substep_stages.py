@@ -60,7 +60,7 @@ def phases():
             linalg.sandwich(rotations[i], inverse_inertia[i], out[i])
 
     indexed = len(inspect.signature(linalg.sandwich.py_func).parameters) == 5
-    by_island = "dynamic" in inspect.signature(polish.py_func).parameters  # trees since 74da7e4
+    by_island = "dynamic" in inspect.signature(polish.py_func).parameters  # trees after 74da7e4
     world_inverse = by_index if indexed else by_view
 
     spent: dict[str, float] = {}

@@ -42,6 +42,7 @@ from numba import njit
 
 from . import linalg
 from .constraints import CUTOFF, POINTS
+from .sleep import _root
 
 # Velocity error (m/s) below which a point counts as solved: over 1,000 frames of 10 substeps at
 # 24 fps it moves a body 4e-6 m, far below the slop.
@@ -61,8 +62,6 @@ def polish(rows, a, b, points, normal_rows, normal_response, normal_block, subse
     preconditioned conjugate-gradient steps each, adding the impulses to normal_impulse and
     their velocity change to the bodies; returns the steps taken in all.
 
-    One solve per island: its error decides when it stops, so a settled island costs no steps
-    while a stack beside it still needs twenty, and each island's steps cost its own points.
     A point the solution would make pull is let go (impulse 0) and the island's others are
     solved again without it, up to ATTEMPTS times (an active-set method). A correction that
     would add kinetic energy is not applied: an inelastic contact impulse only ever takes energy
@@ -123,15 +122,6 @@ def _islands(rows, a, b, points, normal_impulse, offset, dynamic) -> tuple:
             order[filled[label[r]]] = rows[r]
             filled[label[r]] += 1
     return order, starts
-
-
-@njit(cache=True)
-def _root(parent, i) -> int:
-    """The root of body i's tree in the union-find forest `parent` (halving the path)."""
-    while parent[i] != i:
-        parent[i] = parent[parent[i]]
-        i = parent[i]
-    return i
 
 
 @njit(cache=True)
