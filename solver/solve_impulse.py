@@ -46,6 +46,7 @@ from .sleep import _root
 RESTITUTION_THRESHOLD = 0.5  # m/s
 BAUMGARTE = 0.2  # fraction of the penetration beyond the slop removed per substep
 MAX_PUSH = 3.0  # m/s, the fastest push-out
+SWEEP_TOLERANCE = 1e-9  # m/s: a sweep changing no point's velocity more than this ends them
 POLISH_STEPS = 4  # conjugate-gradient steps per Gauss–Seidel sweep, at most
 CAUGHT_TOLERANCE = 0.25  # of the substep's approach distance
 # A point against a triangle not caught while apart and deeper than this many slops plus a
@@ -465,6 +466,7 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
     flags = np.empty((3, POINTS), dtype=np.bool_)
     conflicting = _conflicting(rows, points, normal_block, normal_inverse, offset)
     for _ in range(sweeps):
+        moved = 0.0  # the largest velocity change at a point this sweep
         for p in rows:
             gather(velocity, angular_velocity, a[p], b[p], v12)
             count = points[p]
@@ -502,6 +504,7 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                         new[s] = min(new[s], ceiling[p, s])
                 for s in range(count):
                     change = new[s] - normal_impulse[p, s]
+                    moved = max(moved, abs(change) * normal_block[p, s, s])
                     for k in range(12):
                         v12[k] += change * normal_response[p, s, k]
                     normal_impulse[p, s] = new[s]
@@ -511,9 +514,16 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                     if (limit == 0.0 and friction_impulse[p, s, 0] == 0.0
                             and friction_impulse[p, s, 1] == 0.0):
                         continue  # not pushing, no friction held: it would stay zero
+                    old0, old1 = friction_impulse[p, s, 0], friction_impulse[p, s, 1]
                     _friction(p, s, v12, limit, friction_rows, friction_response,
                               friction_mass, friction_impulse, _still(v12, 0), _still(v12, 6))
+                    for r, old in ((0, old0), (1, old1)):
+                        if friction_mass[p, s, r] > 0.0:
+                            moved = max(moved, abs(friction_impulse[p, s, r] - old)
+                                        / friction_mass[p, s, r])
             scatter(v12, velocity, angular_velocity, a[p], b[p])
+        if moved <= SWEEP_TOLERANCE:
+            break
 
 
 @njit(cache=True)
