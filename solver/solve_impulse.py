@@ -38,6 +38,7 @@ from numba import njit
 from . import linalg
 from .constraints import CUTOFF, POINTS, apply_impulses, gather, scatter
 from .manifold import box_feature, sphere_on_face
+from .polish import TOLERANCE
 from .shapes import BOX, SPHERE
 from .sleep import _root
 
@@ -46,7 +47,6 @@ from .sleep import _root
 RESTITUTION_THRESHOLD = 0.5  # m/s
 BAUMGARTE = 0.2  # fraction of the penetration beyond the slop removed per substep
 MAX_PUSH = 3.0  # m/s, the fastest push-out
-SWEEP_TOLERANCE = 1e-9  # m/s: a sweep changing no point's velocity more than this ends them
 POLISH_STEPS = 4  # conjugate-gradient steps per Gauss–Seidel sweep, at most
 CAUGHT_TOLERANCE = 0.25  # of the substep's approach distance
 # A point against a triangle not caught while apart and deeper than this many slops plus a
@@ -445,11 +445,12 @@ def _sinking(p, s, i, j, point, normal, position, velocity, angular_velocity, sh
 def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, normal_inverse,
            subset_inverse, subset_ready, friction_rows, friction_response, friction_mass,
            friction, normal_impulse, friction_impulse, offset, ceiling, velocity,
-           angular_velocity, sweeps, with_friction) -> None:
-    """`sweeps` passes over the manifolds: drive v_n + offset to zero with impulses >= 0 (the
-    block solve, or its complementarity problem where that would pull), each at most its
-    `ceiling` (P, 4) if that is not empty (the bounce's, bounce_ceilings), then, if asked,
-    friction point by point within the Coulomb disc |λ_t| <= μ λ_n.
+           angular_velocity, sweeps, with_friction) -> int:
+    """Up to `sweeps` passes over the manifolds (returns how many ran): drive v_n + offset to
+    zero with impulses >= 0 (the block solve, or its complementarity problem where that would
+    pull), each at most its `ceiling` (P, 4) if that is not empty (the bounce's,
+    bounce_ceilings), then, if asked, friction point by point within the Coulomb disc
+    |λ_t| <= μ λ_n.
 
     A manifold with no velocity, impulse or target (_still, _resting) is passed over: its solve
     would change nothing (most of the push-out's, far from the deep points). A body at rest
@@ -458,15 +459,22 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
     (apart: a speculative one, most of a falling scene's) keeps impulses 0, which solve its
     complementarity problem (_complementary settles there at once), so its block solve is
     skipped; a point that pushes nothing and holds no friction would have it clamped back to
-    zero at limit 0, so its Coulomb step is skipped: the velocities change by ±0 either way."""
+    zero at limit 0, so its Coulomb step is skipped: the velocities change by ±0 either way.
+
+    The passes end once one changes no point's velocity along its row by more than the
+    polish's TOLERANCE: Gauss–Seidel has then converged as far as it matters (the polish
+    solves what is left of the normal rows). A resting, warm-started pile needs one pass,
+    not `sweeps` (the pile of 1,000 with sleeping off: 9.1 -> 5.3 s, solver alone)."""
     v12 = np.empty(12)
     error = np.empty(POINTS)
     new = np.empty(POINTS)
     scratch = np.empty((2, POINTS))
     flags = np.empty((3, POINTS), dtype=np.bool_)
     conflicting = _conflicting(rows, points, normal_block, normal_inverse, offset)
-    for _ in range(sweeps):
-        moved = 0.0  # the largest velocity change at a point this sweep
+    done = 0
+    while done < sweeps:
+        done += 1
+        moved = 0.0  # the largest velocity change along a row this sweep
         for p in rows:
             gather(velocity, angular_velocity, a[p], b[p], v12)
             count = points[p]
@@ -522,8 +530,9 @@ def _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, norma
                             moved = max(moved, abs(friction_impulse[p, s, r] - old)
                                         / friction_mass[p, s, r])
             scatter(v12, velocity, angular_velocity, a[p], b[p])
-        if moved <= SWEEP_TOLERANCE:
+        if moved <= TOLERANCE:
             break
+    return done
 
 
 @njit(cache=True)
