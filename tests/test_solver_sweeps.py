@@ -21,7 +21,7 @@ def _column(masses) -> tuple:
     m = Manifolds(pairs, np.full(count, 0.5), np.zeros(count), one, one)
     for k in range(count):
         m.points[k] = POINTS
-        m.point[k] = CORNERS + (0.0, 0.0, float(k))
+        m.point[k] = CORNERS + np.array([0.0, 0.0, k])
         m.normal[k] = (0.0, 0.0, 1.0)
         m.tangents[k] = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0))
     position = np.array([[0.0, 0.0, -0.5]] + [[0.0, 0.0, k + 0.5] for k in range(count)])
