@@ -61,7 +61,7 @@ def phases():
 
     indexed = len(inspect.signature(linalg.sandwich.py_func).parameters) == 5
     by_island = "dynamic" in inspect.signature(polish.py_func).parameters  # trees after 74da7e4
-    world_inverse = by_index if indexed else by_view
+    inverses = by_index if indexed else by_view
 
     spent: dict[str, float] = {}
     none = np.empty(0, dtype=np.int64)
@@ -80,27 +80,30 @@ def phases():
         spent[name] = spent.get(name, 0.0) + took
         return result
 
-    def replay(rows, position, orientation, velocity, angular_velocity, mass, inverse_mass,
+    def replay(*, rows, position, orientation, velocity, angular_velocity, mass, inverse_mass,
                inertia, inverse_inertia, drag, lift, linear_damping, angular_damping,
                rolling_resistance, shape, dynamic, awake, radius, thickness, a, b, points,
                point, normal, tangents, separation, slop, restitution, friction, isolated,
                thin, incoming, bias, rebound_bias, normal_rows, normal_response, normal_block,
-               normal_inverse, subset_inverse, subset_ready, friction_rows, friction_response,
-               friction_mass, normal_impulse, friction_impulse, feature, rotations,
-               world_inverse_inertia, pseudo, left, omega, zeta, gravity, h, sweeps, impulse,
-               resume):
+               normal_inverse, normal_vectors=None, subset_inverse, subset_ready, friction_rows,
+               friction_response, friction_mass, normal_impulse, friction_impulse, feature,
+               rotations, world_inverse, pseudo, left, omega, zeta, gravity, h, sweeps,
+               impulse, resume):
         """The impulse method's substep (solver.substep.substep, not resumed), phase by
-        phase; stops where the driver would hand over to Python (IMPACT, CCD)."""
+        phase, its arguments by the driver's names (trees before 2026-12-07 have no
+        normal_vectors); stops where the driver would hand over to Python (IMPACT, CCD)."""
+        world_inverse_inertia = world_inverse
+        vectors = () if normal_vectors is None else (normal_vectors,)
         timed("velocities", integrate_velocities, velocity, angular_velocity, inverse_mass,
               drag, lift, linear_damping, angular_damping, awake, gravity, h)
         if not len(rows):
             return
-        timed("world inverse inertia", world_inverse, rotations, inverse_inertia,
+        timed("world inverse inertia", inverses, rotations, inverse_inertia,
               world_inverse_inertia)
         timed("prepare_rows", prepare_rows, rows, a, b, points, point, normal, tangents,
               position, inverse_mass, world_inverse_inertia, normal_rows, normal_response,
-              normal_block, normal_inverse, subset_inverse, subset_ready, friction_rows,
-              friction_response, friction_mass)
+              normal_block, normal_inverse, *vectors, subset_inverse, subset_ready,
+              friction_rows, friction_response, friction_mass)
         pushed, pushed_spin = np.zeros((0, 3)), np.zeros((0, 3))
         unbounded = np.empty((0, POINTS))
         ceiling = np.empty_like(bias)
@@ -185,8 +188,13 @@ def child(key: str, sleeping: str, every: int, reps: int) -> None:
     def fresh(state):
         return [x.copy() if isinstance(x, np.ndarray) else x for x in state]
 
+    names = list(inspect.signature(driver.py_func).parameters)
+
+    def replayed(state):
+        replay(**dict(zip(names, fresh(state), strict=True)))
+
     for state in captured:  # compiles what the cache lacks (inlined phases, world_inverse)
-        replay(*fresh(state))
+        replayed(state)
     spent.clear()
     whole = 0.0
     for _ in range(reps):
@@ -196,7 +204,7 @@ def child(key: str, sleeping: str, every: int, reps: int) -> None:
             driver(*copy)
             whole += time.process_time() - started
         for state in captured:
-            replay(*fresh(state))
+            replayed(state)
     count = reps * len(captured)
     result = {name: 1e6 * value / count for name, value in spent.items()}
     result["driver (one call)"] = 1e6 * whole / count

@@ -81,6 +81,8 @@ class Manifolds:
         self.normal_response = np.zeros((count, POINTS, 12))  # M⁻¹Jᵀ
         self.normal_block = np.zeros((count, POINTS, POINTS))  # J M⁻¹ Jᵀ
         self.normal_inverse = np.zeros((count, POINTS, POINTS))  # its pseudo-inverse
+        # and its eigenvectors, where the next block's search starts (zero: not yet found)
+        self.normal_vectors = np.zeros((count, POINTS, POINTS))
         # the same on each subset of points (for contact sets), filled on demand each substep
         self.subset_inverse = np.zeros((count, SUBSETS, POINTS, POINTS))
         self.subset_ready = np.zeros((count, SUBSETS), dtype=np.bool_)
@@ -447,8 +449,8 @@ def prepare(m: Manifolds, rows, position, inverse_mass, world_inverse_inertia) -
     """Rows, responses and effective masses of rows `rows` for the bodies' current state."""
     prepare_rows(rows, m.a, m.b, m.points, m.point, m.normal, m.tangents, position, inverse_mass,
                  world_inverse_inertia, m.normal_rows, m.normal_response, m.normal_block,
-                 m.normal_inverse, m.subset_inverse, m.subset_ready, m.friction_rows,
-                 m.friction_response, m.friction_mass)
+                 m.normal_inverse, m.normal_vectors, m.subset_inverse, m.subset_ready,
+                 m.friction_rows, m.friction_response, m.friction_mass)
 
 
 @njit(cache=True, inline="always")  # per row: its two tuples stay in registers
@@ -478,7 +480,7 @@ def _row(d, ra, rb, inverse_mass_a, inverse_mass_b, inertia, i, j) -> tuple:
 @njit(cache=True)
 def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
                  world_inverse_inertia, normal_rows, normal_response, normal_block,
-                 normal_inverse, subset_inverse, subset_ready, friction_rows,
+                 normal_inverse, normal_vectors, subset_inverse, subset_ready, friction_rows,
                  friction_response, friction_mass) -> None:
     """Per manifold: normal and friction rows at each point, the normal block J M⁻¹ Jᵀ and its
     pseudo-inverse, the friction rows' effective masses; where the block changed, subset
@@ -489,10 +491,13 @@ def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_
     most of a settled pile with sleeping off, 99 % of pile 64's rows) keeps its pseudo-inverse
     and its subsets' (the pile of 1,000 with sleeping off: 940 of 971 rows), which are
     functions of the block and the points alone; their Jacobi sweeps were most of this
-    kernel's time, and of the contact sets'."""
+    kernel's time, and of the contact sets'.
+
+    A changed block of four points starts its eigenvectors' search from the manifold's last
+    (normal_vectors, kept with the rows): a moving pair's block turns only a little in a
+    substep (four-point pseudo-inverses were a tenth of the demo's simulation)."""
     held = np.zeros(POINTS, dtype=np.bool_)
     work = np.empty((POINTS, POINTS))
-    vectors = np.empty((POINTS, POINTS))
     for p in rows:
         i, j = a[p], b[p]
         mass_a, mass_b = inverse_mass[i], inverse_mass[j]
@@ -529,8 +534,15 @@ def prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_
                 unchanged &= total == normal_block[p, s, t]
                 normal_block[p, s, t] = total
         if not unchanged:
-            linalg.pseudo_inverse(normal_block[p], held, CUTOFF, normal_inverse[p], work,
-                                  vectors)
+            found = 0.0  # a found basis has unit columns, a row not yet solved zeros
+            for s in range(POINTS):
+                found += normal_vectors[p, s, 0] * normal_vectors[p, s, 0]
+            if points[p] == POINTS and found > 0.5:
+                linalg.pseudo_inverse_from(normal_block[p], CUTOFF, normal_inverse[p], work,
+                                           normal_vectors[p])
+            else:
+                linalg.pseudo_inverse(normal_block[p], held, CUTOFF, normal_inverse[p], work,
+                                      normal_vectors[p])
             for code in range(SUBSETS):
                 subset_ready[p, code] = False
         whole = (1 << points[p]) - 1

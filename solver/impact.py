@@ -62,8 +62,8 @@ def advance_to_impact(m: Manifolds, candidates, bodies, rotations, world_inverse
                   m.friction_impulse, m.apart)
         prepare_rows(row, m.a, m.b, m.points, m.point, m.normal, m.tangents, b.position,
                      b.inverse_mass, world_inverse, m.normal_rows, m.normal_response,
-                     m.normal_block, m.normal_inverse, m.subset_inverse, m.subset_ready,
-                     m.friction_rows, m.friction_response, m.friction_mass)
+                     m.normal_block, m.normal_inverse, m.normal_vectors, m.subset_inverse,
+                     m.subset_ready, m.friction_rows, m.friction_response, m.friction_mass)
     return remaining
 
 

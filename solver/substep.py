@@ -54,7 +54,7 @@ def row_arrays(m) -> tuple:
     """A Manifolds' arrays in the order the driver takes them."""
     return (m.a, m.b, m.points, m.point, m.normal, m.tangents, m.separation, m.slop,
             m.restitution, m.friction, m.isolated, m.thin, m.incoming, m.bias, m.rebound_bias,
-            m.normal_rows, m.normal_response, m.normal_block, m.normal_inverse,
+            m.normal_rows, m.normal_response, m.normal_block, m.normal_inverse, m.normal_vectors,
             m.subset_inverse, m.subset_ready, m.friction_rows, m.friction_response,
             m.friction_mass, m.normal_impulse, m.friction_impulse, m.feature)
 
@@ -64,10 +64,10 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
             inverse_inertia, drag, lift, linear_damping, angular_damping, rolling_resistance,
             shape, dynamic, awake, radius, thickness, a, b, points, point, normal, tangents,
             separation, slop, restitution, friction, isolated, thin, incoming, bias, rebound_bias,
-            normal_rows, normal_response, normal_block, normal_inverse, subset_inverse,
-            subset_ready, friction_rows, friction_response, friction_mass, normal_impulse,
-            friction_impulse, feature, rotations, world_inverse, pseudo, left, omega, zeta,
-            gravity, h, sweeps, impulse, resume):
+            normal_rows, normal_response, normal_block, normal_inverse, normal_vectors,
+            subset_inverse, subset_ready, friction_rows, friction_response, friction_mass,
+            normal_impulse, friction_impulse, feature, rotations, world_inverse, pseudo, left,
+            omega, zeta, gravity, h, sweeps, impulse, resume):
     """Velocities, contact rows, response and motion of one substep (module notes) on contact
     rows `rows`: the bodies' arrays (body_arrays), the manifolds' (row_arrays), rotations and
     world_inverse (N, 3, 3), rewritten; pseudo (2, N, 3), room for the push-out's
@@ -91,8 +91,8 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
                 linalg.sandwich(rotations, inverse_inertia, i, world_inverse, i)
             prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
                          world_inverse, normal_rows, normal_response, normal_block, normal_inverse,
-                         subset_inverse, subset_ready, friction_rows, friction_response,
-                         friction_mass)
+                         normal_vectors, subset_inverse, subset_ready, friction_rows,
+                         friction_response, friction_mass)
             if impulse:
                 candidates = _closing_free_rows(rows, a, b, shape, dynamic, isolated, points,
                                                 separation, normal, normal_rows, velocity,

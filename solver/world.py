@@ -64,7 +64,7 @@ _NO_SPRINGS = (np.zeros(0), np.zeros(0))  # the impulse method's
 # the poses it was collided at, and its impulses (the solver rows are rebuilt every substep).
 _CARRIED = ("points", "feature", "normal", "tangents", "point", "anchor_a", "anchor_b", "base",
             "separation", "relative", "orientation_a", "orientation_b", "margin", "apart",
-            "normal_impulse", "friction_impulse", "incoming")
+            "normal_impulse", "friction_impulse", "incoming", "normal_vectors")
 
 
 class World:

@@ -200,7 +200,8 @@ def test_warm_start_that_would_add_energy_is_scaled_to_its_best_fraction(approac
     friction_response = np.zeros((1, POINTS, 2, 12))
     prepare_rows(rows, a, b, points, point, normal, tangents, position, inverse_mass,
                  world_inverse, normal_rows, normal_response, np.zeros((1, POINTS, POINTS)),
-                 np.zeros((1, POINTS, POINTS)), np.zeros((1, 1 << POINTS, POINTS, POINTS)),
+                 np.zeros((1, POINTS, POINTS)), np.zeros((1, POINTS, POINTS)),
+                 np.zeros((1, 1 << POINTS, POINTS, POINTS)),
                  np.zeros((1, 1 << POINTS), dtype=np.bool_),
                  friction_rows, friction_response, np.zeros((1, POINTS, 2)))
     impulse = np.zeros((1, POINTS))

@@ -56,12 +56,42 @@ def test_unchanged_block_keeps_its_subsets():
     assert m.subset_ready[0, (1 << POINTS) - 1]
 
 
-def test_changed_block_gets_a_new_pseudo_inverse():
+def test_changed_block_gets_a_new_pseudo_inverse_from_the_last_eigenvectors():
     m, rows, position, inverse_mass, world_inverse = _box_on_ground()
     prepare(m, rows, position, inverse_mass, world_inverse)
     old = m.normal_inverse[0].copy()
+    basis = m.normal_vectors[0].copy()
+    assert np.allclose(basis.T @ basis, np.eye(POINTS), atol=1e-14)  # kept for the next block
     m.point[0, :, 0] += 0.1  # the box slid: its arms changed
     prepare(m, rows, position, inverse_mass, world_inverse)
     assert not np.array_equal(m.normal_inverse[0], old)
-    assert np.array_equal(m.normal_inverse[0], _fresh_inverse(m))
+    # the search started from the last eigenvectors finds the fresh search's pseudo-inverse
+    assert not np.array_equal(m.normal_vectors[0], basis)
+    assert np.allclose(m.normal_inverse[0], _fresh_inverse(m), rtol=0.0,
+                       atol=1e-12 * np.abs(old).max())
     assert np.array_equal(m.subset_inverse[0, (1 << POINTS) - 1], m.normal_inverse[0])
+
+
+def _face_block(slide: float) -> np.ndarray:
+    """J M⁻¹ Jᵀ of a 1 kg unit box's four bottom corners on a static ground, its centre of
+    mass `slide` m off their middle: rank 3, as every face of four coplanar points is."""
+    rows = np.zeros((POINTS, 6))
+    for s, corner in enumerate(CORNERS):
+        arm = corner - (slide, 0.3 * slide, 0.5)
+        rows[s] = (0.0, 0.0, 1.0, *np.cross(arm, (0.0, 0.0, 1.0)))
+    return rows @ np.diag([1.0, 1.0, 1.0, 6.0, 6.0, 6.0]) @ rows.T
+
+
+def test_a_search_from_a_nearby_blocks_eigenvectors_ends_sooner_with_the_same_result():
+    held = np.ones(POINTS, dtype=np.bool_)
+    scratch = np.empty((POINTS, POINTS))
+    cold, cold_vectors, warm, vectors = (np.empty((POINTS, POINTS)) for _ in range(4))
+    linalg.pseudo_inverse(_face_block(0.0), held, CUTOFF, cold, scratch, vectors)
+    block = _face_block(0.004)  # a substep later at 1 m/s: slid 4 mm
+    cold_sweeps = linalg.pseudo_inverse(block, held, CUTOFF, cold, scratch, cold_vectors)
+    warm_sweeps = linalg.pseudo_inverse_from(block, CUTOFF, warm, scratch, vectors)
+    assert warm_sweeps < cold_sweeps
+    assert warm_sweeps <= 2 < 4 <= cold_sweeps
+    assert np.allclose(warm, cold, rtol=0.0, atol=1e-13 * np.abs(cold).max())
+    assert np.allclose(warm @ block @ warm, warm, atol=1e-12)  # a pseudo-inverse: A⁺ A A⁺ = A⁺
+    assert np.allclose(vectors.T @ vectors, np.eye(POINTS), atol=1e-14)
