@@ -12,9 +12,9 @@ called from one compiled driver (solver.substep), so a substep costs a few calls
    the motion; only pairs that moved more than their slop since they last collided collide
    again (Box2D v3's idea);
 2. velocities get gravity and air forces (semi-implicit Euler);
-3. the contact solver (solve_impulse: targets, warm start, `iterations` Gauss–Seidel sweeps of
-   sequential impulses, as many towards the bounces, then the split-impulse push-out; or
-   penalty: springs);
+3. the contact solver (solve_impulse: targets, warm start, up to `iterations` Gauss–Seidel
+   sweeps of sequential impulses (fewer once they converge), as many towards the bounces, then
+   the split-impulse push-out; or penalty: springs);
 4. CCD hold: bodies moving more than a fraction of their size are held at their time of first
    contact;
 5. positions and orientations advance (integrate: the rotation keeps angular momentum).
