@@ -1,7 +1,8 @@
 """Where the compiled substep's time goes, phase by phase, for a solver tree. Numbers, not a test.
 
 A scene (solver_alone.world_of: the demo's World or a pile) is simulated once and the arguments
-of every `every`-th substep driver call (solver.substep.substep, not resumed) are copied; those
+of every `every`-th substep driver call (solver.substep.substep, not resumed; the loop that calls
+it, solver.substep_loop, is run as plain Python for this) are copied; those
 substeps are then replayed, each from its copy, `reps` times as the driver itself and `reps`
 times phase by phase: each phase the driver runs is called on its own, in the driver's order,
 from Python, and the same call on no rows is timed too and subtracted (its dispatch and fixed
@@ -181,9 +182,17 @@ def child(key: str, sleeping: str, every: int, reps: int) -> None:
             captured.append([x.copy() if isinstance(x, np.ndarray) else x for x in args])
         return driver(*args)
 
-    solver.world.substep = capture
-    world.simulate(frames)
-    solver.world.substep = driver
+    if hasattr(solver.world, "run_substeps"):  # trees after 2026-12-07: the loop calls it
+        import solver.substep_loop as loop
+
+        kernel = solver.world.run_substeps
+        solver.world.run_substeps, loop.substep = kernel.py_func, capture
+        world.simulate(frames)
+        solver.world.run_substeps, loop.substep = kernel, driver
+    else:
+        solver.world.substep = capture
+        world.simulate(frames)
+        solver.world.substep = driver
 
     def fresh(state):
         return [x.copy() if isinstance(x, np.ndarray) else x for x in state]

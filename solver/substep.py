@@ -1,6 +1,6 @@
-"""One substep's response and motion as one compiled driver, so that a substep is a couple of
-calls from Python instead of a dozen kernels and the numpy glue between them (issue #9: the
-glue, not the arithmetic, was most of a small scene's time).
+"""One substep's response and motion as one compiled driver, so that a substep is one compiled
+call instead of a dozen kernels and the numpy glue between them (issue #9: the glue, not the
+arithmetic, was most of a small scene's time); substep_loop calls it for each substep.
 
 `substep` runs the phases in order: velocities (gravity, air, damping), the contact rows
 (prepare), then for the impulse method the targets, warm start, sweeps, bounce sweeps and
@@ -9,10 +9,10 @@ positions and orientations, their rotation matrices and the substep's contact st
 rare cases need Python (the narrow phase of a free pair at its time of impact, and CCD's
 time of impact): the driver then stops before them and says so (IMPACT, CCD), and the world
 does that part and goes on with the driver's own later phases: `substep` again with `resume`
-(the response and motion only) or `move`. One kernel with a flag rather than a second kernel
-for the later phases: numba links every kernel's callees into its module and optimises and
-emits them again, so a second entry point compiled the whole response code twice.
-"""
+(the response and motion only; through substep_loop) or `move`. One kernel with a flag rather
+than a second kernel for the later phases: numba links every kernel's callees into its module
+and optimises and emits them again, so a second entry point compiled the whole response code
+twice. For the same reason the world calls the driver only through substep_loop."""
 
 import numpy as np
 from numba import njit
@@ -42,12 +42,13 @@ DONE, IMPACT, CCD = np.int64(0), np.int64(1), np.int64(2)
 CCD_FRACTION = 0.5
 
 
-def body_arrays(bodies, dynamic: np.ndarray, awake: np.ndarray, radius: np.ndarray) -> tuple:
-    """The bodies' arrays in the order the driver takes them."""
+def body_arrays(bodies, shape: np.ndarray, dynamic: np.ndarray, awake: np.ndarray,
+                radius: np.ndarray) -> tuple:
+    """The bodies' arrays in the order the driver takes them (shape: their codes as int64)."""
     b = bodies
     return (b.position, b.orientation, b.velocity, b.angular_velocity, b.mass, b.inverse_mass,
             b.inertia, b.inverse_inertia, b.drag, b.lift, b.linear_damping, b.angular_damping,
-            b.rolling_resistance, b.shape, dynamic, awake, radius, b.thickness)
+            b.rolling_resistance, shape, dynamic, awake, radius, b.thickness)
 
 
 def row_arrays(m) -> tuple:

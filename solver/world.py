@@ -2,7 +2,9 @@
 
 Each frame is `substeps` substeps (Bullet's and Blender's scheme); each substep is a short list
 of phases, each a compiled kernel (numba) looping over contact rows or bodies, phases 2 to 5
-called from one compiled driver (solver.substep), so a substep costs a few calls from Python:
+in one compiled driver (solver.substep), and a frame's substeps one compiled loop
+(solver.substep_loop) that returns to Python only for the rare parts written in it (a new broad
+phase within the frame, a time of impact, CCD, kinematic paths):
 
 1. contacts: at a frame's first substep the broad phase finds the pairs that may meet within
    the frame and the narrow phase collides the new ones, with speculative points for gaps a
@@ -47,7 +49,8 @@ from .kinematic import Paths, rotation_rate
 from .materials import check_rule
 from .shapes import BOX, SPHERE
 from .sinking import sinking_targets
-from .substep import CCD, IMPACT, body_arrays, fast_bodies, move, row_arrays, substep
+from .substep import CCD, IMPACT, body_arrays, fast_bodies, move, row_arrays
+from .substep_loop import ASLEEP, ESCAPED, run_substeps
 from .toi import time_of_impact_batch
 from .trajectory import Cancelled, Snapshot, Trajectory
 
@@ -232,46 +235,69 @@ class World:
         self._fall = self._g * h * h  # a substep's fall from rest
         self._speculative = np.minimum(SPECULATIVE_DISTANCE, 0.25 * b.thickness)
         self._shape = b.shape.astype(np.int64)
-        self._contact_count, self._max_penetration = 0, 0.0
+        # the push-out work so far, most points touching, deepest penetration this frame
+        stats = np.array([self._push_out_work, 0.0, 0.0])
+        single = len(self.paths) > 0  # kinematic bodies move on their paths between substeps
         whole = np.ones(len(b))  # the part of the substep each body moves, unless held
-        held = None  # (contacts, awake, the driver's arrays after `rows`) as last gathered
-        for s in range(substeps):
-            target = self.frame + (s + 1) / substeps
-            self._set_kinematic_velocities(target, h)
-            contacts, rows = self._contacts_now(rotations, h, frame_time - s * h, s == 0)
-            awake = self._awake
-            if not awake.any() and not len(self.paths):
-                break  # everything sleeps: nothing moves this frame
-            if held is None or held[0] is not contacts or held[1] is not awake:
-                held = (contacts, awake, (*body_arrays(b, dynamic, awake, self._radius),
-                                          *row_arrays(contacts), rotations, world_inverse,
-                                          pseudo))
-            arrays, left = held[2], whole
+        s, stage, left = 0, ESCAPED, whole
+        while s < substeps:
+            if single and stage != IMPACT:
+                self._set_kinematic_velocities(self.frame + (s + 1) / substeps, h)
+            ready = stage == ESCAPED  # the contacts of substep s are the world's to find
+            if ready:
+                contacts, rows = self._contacts_found(rotations, h, frame_time - s * h, s == 0)
             springs = _NO_SPRINGS if impulse else self._springs(contacts)
-            stage, deep, work, count, deepest, candidates = substep(
-                rows, *arrays, left, *springs, self.gravity, h, self.iterations, impulse, False)
+            stage, s, rows, pushed, candidates = run_substeps(
+                s, substeps, ready, stage == IMPACT, single, rows, self.sleeping,
+                self.geometry.tables() if self.other_shapes else None, self._fall,
+                *self._loop_arrays(contacts, dynamic, stats, rotations, world_inverse, pseudo),
+                left, *springs, self.gravity, h, self.iterations, impulse)
+            if stage == ASLEEP:
+                break  # everything sleeps: nothing moves this frame
             if stage == IMPACT:
                 left = advance_to_impact(contacts, candidates, b, rotations, world_inverse, h)
-                stage, deep, work, count, deepest, _ = substep(
-                    rows, *arrays, left, *springs, self.gravity, h, self.iterations, impulse,
-                    True)
+                continue
             if stage == CCD:
-                pushed = len(b) if deep else 0
-                share = h * left  # what each body had to move; CCD lets it move step of it
-                work, count, deepest = move(
-                    rows, b.position, b.orientation, b.velocity, b.angular_velocity, b.inertia,
-                    b.inverse_inertia, b.mass, awake, share * self._first_contact(awake, rotations,
-                                                                                  h),
-                    share, pseudo[0, :pushed], pseudo[1, :pushed], self.gravity, rotations,
-                    contacts.points, contacts.separation, contacts.normal_impulse)
-            self._push_out_work += work
-            if len(self.paths):
-                self._set_kinematic_poses(target)
+                self._hold_fast(contacts, rows, pushed, left, stats, rotations, pseudo, h)
+                s += 1
+            left = whole
+            if single and stage != ESCAPED:
+                self._set_kinematic_poses(self.frame + s / substeps)
                 linalg.matrices(b.orientation, rotations)
-            if len(rows):  # the frame's statistics: peak contact count, deepest point
-                self._contact_count = max(self._contact_count, int(count))
-                self._max_penetration = max(self._max_penetration, float(deepest))
+        self._push_out_work = float(stats[0])
+        self._contact_count, self._max_penetration = int(stats[1]), float(stats[2])
         self._finish_frame(frame_time)
+
+    def _loop_arrays(self, m: Manifolds, dynamic: np.ndarray, stats: np.ndarray,
+                     rotations: np.ndarray, world_inverse: np.ndarray,
+                     pseudo: np.ndarray) -> tuple:
+        """run_substeps' arrays from kind to pseudo, in its order."""
+        b = self.bodies
+        return (b.kind, b.rest_time, b.com_offset, b.half_extents, self._speculative,
+                *self._room, m.drift, m.anchor_a, m.anchor_b, m.base, m.relative,
+                m.orientation_a, m.orientation_b, m.margin, m.apart, stats,
+                *body_arrays(b, self._shape, dynamic, self._awake, self._radius),
+                *row_arrays(m), rotations, world_inverse, pseudo)
+
+    def _hold_fast(self, m: Manifolds, rows: np.ndarray, pushed: bool, left: np.ndarray,
+                   stats: np.ndarray, rotations: np.ndarray, pseudo: np.ndarray,
+                   h: float) -> None:
+        """The rest of a substep whose bodies move fast enough for CCD: each moves what its
+        time of first contact lets it (_first_contact) of its share `left`, with the
+        push-out's pseudo-velocities if `pushed`; stats gathered as run_substeps does."""
+        b = self.bodies
+        awake = self._awake
+        count = len(b) if pushed else 0
+        share = h * left  # what each body had to move; CCD lets it move step of it
+        work, touching, deepest = move(
+            rows, b.position, b.orientation, b.velocity, b.angular_velocity, b.inertia,
+            b.inverse_inertia, b.mass, awake, share * self._first_contact(awake, rotations, h),
+            share, pseudo[0, :count], pseudo[1, :count], self.gravity, rotations, m.points,
+            m.separation, m.normal_impulse)
+        stats[0] += work
+        if len(rows):
+            stats[1] = max(stats[1], touching)
+            stats[2] = max(stats[2], deepest)
 
     def _resting(self) -> bool:
         """Whether nothing can move this frame: every dynamic body sleeps, standing still, and
@@ -349,33 +375,20 @@ class World:
         self.bodies.orientation[rows] = q
 
     # ------------------------------------------------------------------ contacts
-    def _contacts_now(self, rotations: np.ndarray, h: float, remaining: float,
-                      frame_start: bool):
-        """(contact rows, rows to solve) for this substep.
-
-        At a frame's start, and whenever a body leaves the room its pairs were found for, the
-        broad phase finds the pairs that may meet in the rest of the frame and the narrow phase
-        collides them. In the other substeps a pair that moved less than its slop since it
-        last collided only has its points carried with the bodies and its separations
-        refreshed; the others collide again. At a frame's start, also decide which islands
-        sleep.
-        """
+    def _contacts_found(self, rotations: np.ndarray, h: float, remaining: float,
+                        frame_start: bool):
+        """(contact rows, rows to solve) at a frame's start, or when a body left the room its
+        pairs were found for (run_substeps carries them in the other substeps): the broad
+        phase finds the pairs that may meet in the `remaining` time of the frame and the
+        narrow phase collides them (_collide_frame). At a frame's start, also decide which
+        islands sleep; otherwise a sleeping body that an awake one touches wakes at once."""
         b = self.bodies
-        m = self._contacts
-        escaped, collided = True, True
-        if m is not None and not frame_start:
-            escaped, _, rows = self._carry(m, rotations, h, True)
-            collided = escaped or len(rows) > 0
-            if collided and not escaped:
-                self._collide_rows(m, rows, rotations, h)
-        if m is None or escaped:
-            m = self._collide_frame(rotations, h, remaining)
+        m = self._collide_frame(rotations, h, remaining)
         if frame_start:  # decide, per island, who is simulated this frame
             self._awake = (sleep.decide(b.rest_time, b.kind, b.velocity, b.angular_velocity,
                                         m.points, m.a, m.b) if self.sleeping else b.dynamic)
-        # between sleep decisions, a sleeping body that an awake one touches wakes at once
         return m, rows_to_solve(m.points, m.a, m.b, b.kind, self._awake, b.rest_time,
-                                self.sleeping and not frame_start, collided, m.isolated)
+                                self.sleeping and not frame_start, True, m.isolated)
 
     def _carry(self, m: Manifolds, rotations: np.ndarray, h: float, check: bool) -> tuple:
         """contact_rows.carried on m: (escaped, stale (P,), its rows); with `check`, whether a

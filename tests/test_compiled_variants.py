@@ -16,10 +16,12 @@ from tests.installed_extension import EXTENSION_NUMBA
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Deliberate: the time of impact and the rows' narrow phase without part tables (None: boxes and
-# spheres only, which leaves the part-by-part narrow phase uncompiled) and with them; |v| of a
-# 3-vector held in an array or, where the integrator keeps it allocation-free, in a tuple.
-DELIBERATE = {"toi._all_times", "contact_rows.collide_rows", "linalg.norm"}
+# Deliberate: the time of impact, the rows' narrow phase and the substep loop that calls it without
+# part tables (None: boxes and spheres only, which leaves the part-by-part narrow phase
+# uncompiled) and with them; |v| of a 3-vector held in an array or, where the integrator keeps it
+# allocation-free, in a tuple.
+DELIBERATE = {"toi._all_times", "contact_rows.collide_rows", "substep_loop.run_substeps",
+              "linalg.norm"}
 
 PROBE = """
 import importlib, pkgutil
