@@ -82,6 +82,7 @@ class World:
 
     # Set by every step before use (class defaults, so that pickled Worlds without them load).
     _shape = np.zeros(0, dtype=np.int64)  # the bodies' shape codes as int64, for the kernels
+    _constants_of = -1  # how many bodies _body_constants was computed for
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), fps: float = 24.0, substeps: int = 10,
                  iterations: int = 10, method: str = "impulse",
@@ -228,13 +229,10 @@ class World:
         linalg.matrices(b.orientation, rotations)
         world_inverse = np.empty_like(rotations)
         pseudo = np.empty((2, len(b), 3))  # the push-out's pseudo-velocities
-        dynamic = b.dynamic
+        self._body_constants()
+        dynamic = self._dynamic
         impulse = self.method == "impulse"
-        self._radius = (np.linalg.norm(b.half_extents, axis=1)
-                        + np.linalg.norm(b.com_offset, axis=1))
         self._fall = self._g * h * h  # a substep's fall from rest
-        self._speculative = np.minimum(SPECULATIVE_DISTANCE, 0.25 * b.thickness)
-        self._shape = b.shape.astype(np.int64)
         # the push-out work so far, most points touching, deepest penetration this frame
         stats = np.array([self._push_out_work, 0.0, 0.0])
         single = len(self.paths) > 0  # kinematic bodies move on their paths between substeps
@@ -249,7 +247,7 @@ class World:
             springs = _NO_SPRINGS if impulse else self._springs(contacts)
             stage, s, rows, pushed, candidates = run_substeps(
                 s, substeps, ready, stage == IMPACT, single, rows, self.sleeping,
-                self.geometry.tables() if self.other_shapes else None, self._fall,
+                self._tables, self._fall,
                 *self._loop_arrays(contacts, dynamic, stats, rotations, world_inverse, pseudo),
                 left, *springs, self.gravity, h, self.iterations, impulse)
             if stage == ASLEEP:
@@ -267,6 +265,24 @@ class World:
         self._push_out_work = float(stats[0])
         self._contact_count, self._max_penetration = int(stats[1]), float(stats[2])
         self._finish_frame(frame_time)
+
+    def _body_constants(self) -> None:
+        """The per-body quantities the kernels take that only adding a body changes, computed
+        again only then (each a numpy call or two, frame after frame): bounding radius about
+        the centre of mass, speculative distance (capped for tiny bodies), shape codes as
+        int64, which are dynamic, which have flat faces, and the part tables (None for boxes
+        and spheres only: the narrow phase's lighter variant)."""
+        b = self.bodies
+        if self._constants_of == len(b):
+            return
+        self._radius = (np.linalg.norm(b.half_extents, axis=1)
+                        + np.linalg.norm(b.com_offset, axis=1))
+        self._speculative = np.minimum(SPECULATIVE_DISTANCE, 0.25 * b.thickness)
+        self._shape = b.shape.astype(np.int64)
+        self._dynamic = b.dynamic
+        self._faces = flat(b.shape)
+        self._tables = self.geometry.tables() if self.other_shapes else None
+        self._constants_of = len(b)
 
     def _loop_arrays(self, m: Manifolds, dynamic: np.ndarray, stats: np.ndarray,
                      rotations: np.ndarray, world_inverse: np.ndarray,
@@ -417,11 +433,11 @@ class World:
         reach = grown_boxes(centers, rotations, b.half_extents, self._shape, b.velocity,
                             b.angular_velocity, self._radius, self._speculative, self._g,
                             remaining, lo, hi)
-        pairs = sweep_and_prune(lo, hi, b.dynamic)
+        pairs = sweep_and_prune(lo, hi, self._dynamic)
         old = self._contacts
         stale = None
         if old is not None and len(old):
-            faces = flat(b.shape)
+            faces = self._faces
             stale = self._carry(old, rotations, h, False)[1] | ~(faces[old.a] & faces[old.b])
         if old is not None and stale is not None and np.array_equal(old.pairs, pairs):
             m = old  # its stale rows collide again, warm-started from the points they held
@@ -450,7 +466,7 @@ class World:
         """The narrow phase on rows `rows`: their points, with speculative points for gaps the
         pair could close in h (contact_rows.collide_rows)."""
         b = self.bodies
-        collide_rows(rows, self.geometry.tables() if self.other_shapes else None, self._shape,
+        collide_rows(rows, self._tables, self._shape,
                      b.position, b.orientation, rotations, b.com_offset, b.half_extents,
                      b.velocity, b.angular_velocity, self._radius, self._speculative,
                      0.5 * self._fall, h, m.a, m.b, m.drift, m.slop, m.margin, m.points,
