@@ -84,10 +84,17 @@ def run_substeps(first, last, ready, resume, single, given, sleeping, tables, fa
             resumed)
         if stage in (IMPACT, CCD):
             return stage, s, rows, pushed, candidates
-        stats[0] += work
-        if len(rows):
-            stats[1] = max(stats[1], count)
-            stats[2] = max(stats[2], deepest)
+        tally(stats, rows, work, count, deepest)
         if single:
             return DONE, s + 1, none, False, none
     return DONE, last, none, False, none
+
+
+@njit(cache=True)
+def tally(stats, rows, work, touching, deepest) -> None:
+    """stats (3,) (run_substeps) gathers a substep's push-out work, and with contact rows its
+    points touching and deepest penetration."""
+    stats[0] += work
+    if len(rows):
+        stats[1] = max(stats[1], touching)
+        stats[2] = max(stats[2], deepest)

@@ -50,7 +50,7 @@ from .materials import check_rule
 from .shapes import BOX, SPHERE
 from .sinking import sinking_targets
 from .substep import CCD, IMPACT, body_arrays, fast_bodies, move, row_arrays
-from .substep_loop import ASLEEP, ESCAPED, run_substeps
+from .substep_loop import ASLEEP, ESCAPED, run_substeps, tally
 from .toi import time_of_impact_batch
 from .trajectory import Cancelled, Snapshot, Trajectory
 
@@ -230,7 +230,6 @@ class World:
         world_inverse = np.empty_like(rotations)
         pseudo = np.empty((2, len(b), 3))  # the push-out's pseudo-velocities
         self._body_constants()
-        dynamic = self._dynamic
         impulse = self.method == "impulse"
         self._fall = self._g * h * h  # a substep's fall from rest
         # the push-out work so far, most points touching, deepest penetration this frame
@@ -248,7 +247,7 @@ class World:
             stage, s, rows, pushed, candidates = run_substeps(
                 s, substeps, ready, stage == IMPACT, single, rows, self.sleeping,
                 self._tables, self._fall,
-                *self._loop_arrays(contacts, dynamic, stats, rotations, world_inverse, pseudo),
+                *self._loop_arrays(contacts, stats, rotations, world_inverse, pseudo),
                 left, *springs, self.gravity, h, self.iterations, impulse)
             if stage == ASLEEP:
                 break  # everything sleeps: nothing moves this frame
@@ -284,15 +283,14 @@ class World:
         self._tables = self.geometry.tables() if self.other_shapes else None
         self._constants_of = len(b)
 
-    def _loop_arrays(self, m: Manifolds, dynamic: np.ndarray, stats: np.ndarray,
-                     rotations: np.ndarray, world_inverse: np.ndarray,
-                     pseudo: np.ndarray) -> tuple:
+    def _loop_arrays(self, m: Manifolds, stats: np.ndarray, rotations: np.ndarray,
+                     world_inverse: np.ndarray, pseudo: np.ndarray) -> tuple:
         """run_substeps' arrays from kind to pseudo, in its order."""
         b = self.bodies
         return (b.kind, b.rest_time, b.com_offset, b.half_extents, self._speculative,
                 *self._room, m.drift, m.anchor_a, m.anchor_b, m.base, m.relative,
                 m.orientation_a, m.orientation_b, m.margin, m.apart, stats,
-                *body_arrays(b, self._shape, dynamic, self._awake, self._radius),
+                *body_arrays(b, self._shape, self._dynamic, self._awake, self._radius),
                 *row_arrays(m), rotations, world_inverse, pseudo)
 
     def _hold_fast(self, m: Manifolds, rows: np.ndarray, pushed: bool, left: np.ndarray,
@@ -310,10 +308,7 @@ class World:
             b.inverse_inertia, b.mass, awake, share * self._first_contact(awake, rotations, h),
             share, pseudo[0, :count], pseudo[1, :count], self.gravity, rotations, m.points,
             m.separation, m.normal_impulse)
-        stats[0] += work
-        if len(rows):
-            stats[1] = max(stats[1], touching)
-            stats[2] = max(stats[2], deepest)
+        tally(stats, rows, work, touching, deepest)
 
     def _resting(self) -> bool:
         """Whether nothing can move this frame: every dynamic body sleeps, standing still, and
@@ -406,17 +401,17 @@ class World:
         return m, rows_to_solve(m.points, m.a, m.b, b.kind, self._awake, b.rest_time,
                                 self.sleeping and not frame_start, True, m.isolated)
 
-    def _carry(self, m: Manifolds, rotations: np.ndarray, h: float, check: bool) -> tuple:
-        """contact_rows.carried on m: (escaped, stale (P,), its rows); with `check`, whether a
-        body may leave its room this substep (then nothing else); otherwise m's points carried
-        with the bodies, their separations refreshed, and the rows that must collide again."""
+    def _stale(self, m: Manifolds, rotations: np.ndarray, h: float) -> np.ndarray:
+        """(P,) the rows of m that must collide again, m's points carried with the bodies and
+        their separations refreshed (contact_rows.carried; run_substeps does the same in the
+        other substeps)."""
         b = self.bodies
-        return carried(check, b.position, b.orientation, b.velocity, b.angular_velocity,
+        return carried(False, b.position, b.orientation, b.velocity, b.angular_velocity,
                        self._radius, self._speculative, self._awake, b.kind, *self._room, h,
                        self._fall, m.a, m.b, self._shape, rotations, b.com_offset,
                        b.half_extents, m.slop, m.drift, m.points, m.normal, m.point, m.anchor_a,
                        m.anchor_b, m.base, m.separation, m.relative, m.orientation_a,
-                       m.orientation_b, m.margin, m.apart)
+                       m.orientation_b, m.margin, m.apart)[1]
 
     def _collide_frame(self, rotations: np.ndarray, h: float, remaining: float) -> Manifolds:
         """New contact rows for every pair whose boxes, grown by what each body may move in
@@ -438,7 +433,7 @@ class World:
         stale = None
         if old is not None and len(old):
             faces = self._faces
-            stale = self._carry(old, rotations, h, False)[1] | ~(faces[old.a] & faces[old.b])
+            stale = self._stale(old, rotations, h) | ~(faces[old.a] & faces[old.b])
         if old is not None and stale is not None and np.array_equal(old.pairs, pairs):
             m = old  # its stale rows collide again, warm-started from the points they held
             if stale.any():
