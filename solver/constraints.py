@@ -93,6 +93,14 @@ class Manifolds:
     def __len__(self) -> int:
         return len(self.a)
 
+    def kept(self) -> tuple:
+        """The arrays a row keeps when its pair is found again in a new frame without colliding
+        (World._collide_frame): its points, their anchors and impulses."""
+        return (self.points, self.feature, self.normal, self.tangents, self.point,
+                self.anchor_a, self.anchor_b, self.base, self.separation, self.relative,
+                self.orientation_a, self.orientation_b, self.margin, self.apart,
+                self.normal_impulse, self.friction_impulse, self.incoming, self.normal_vectors)
+
     @property
     def mask(self) -> np.ndarray:
         """(P, 4) True in the slots that hold a point."""

@@ -9,7 +9,7 @@ their loops (issue #9).
 """
 
 import numpy as np
-from numba import njit
+from numba import literal_unroll, njit
 
 from . import linalg
 from .bodies import DYNAMIC, KINEMATIC
@@ -182,6 +182,17 @@ def kept_rows(a, b, old_a, old_b, stale):
             rows[count], source[count] = p, q
             count += 1
     return rows[:count], source[:count]
+
+
+@njit(cache=True)
+def carry_over(rows, source, arrays) -> None:
+    """new[rows] = old[source] for each (new, old) in arrays: the points, anchors and
+    impulses of the rows kept_rows found, carried into the new frame's rows in one call (as
+    numpy fancy indexing, 36 operations)."""
+    for new_old in literal_unroll(arrays):
+        new, old = new_old
+        for k in range(len(rows)):
+            new[rows[k]] = old[source[k]]
 
 
 @njit(cache=True)

@@ -42,7 +42,7 @@ from .bodies import (
 from .body_shapes import shape_parts
 from .broadphase import sweep_and_prune
 from .constraints import Manifolds, flat, new_manifolds, warm_start
-from .contact_rows import carried, collide_rows, grown_boxes, kept_rows, rows_to_solve
+from .contact_rows import carried, carry_over, collide_rows, grown_boxes, kept_rows, rows_to_solve
 from .geometry import Geometry
 from .impact import advance_to_impact
 from .kinematic import Paths, rotation_rate
@@ -65,11 +65,6 @@ SPIN_HOLD = 0.1
 _NO_SPRINGS = (np.zeros(0), np.zeros(0))  # the impulse method's
 # What a contact row carried over to the next frame's rows keeps: its points and their anchors,
 # the poses it was collided at, and its impulses (the solver rows are rebuilt every substep).
-_CARRIED = ("points", "feature", "normal", "tangents", "point", "anchor_a", "anchor_b", "base",
-            "separation", "relative", "orientation_a", "orientation_b", "margin", "apart",
-            "normal_impulse", "friction_impulse", "incoming", "normal_vectors")
-
-
 class World:
     """A rigid-body world; add bodies, then step() frame by frame or simulate(frames).
 
@@ -351,8 +346,9 @@ class World:
         slop = self._slop()[pairs].min(axis=1)
         toi = time_of_impact_batch(*moving, pairs, h, -slop, self.geometry.tables(), b)
         deep = np.flatnonzero(toi <= 0.0)
-        toi[deep] = time_of_impact_batch(*moving, pairs[deep], h, sinking_targets(
-            self._contacts, rows[deep], slop[deep]), self.geometry.tables(), b)
+        if len(deep):  # a batch costs its dispatch even when empty
+            toi[deep] = time_of_impact_batch(*moving, pairs[deep], h, sinking_targets(
+                self._contacts, rows[deep], slop[deep]), self.geometry.tables(), b)
         toi = np.where(toi > 0.0, toi, np.inf)
         for column in (0, 1):
             np.minimum.at(fraction, pairs[:, column], np.minimum(toi / h, 1.0))
@@ -450,8 +446,7 @@ class World:
                 self._collide_rows(m, np.flatnonzero(collide), rotations, h)
             if old is not None and stale is not None and len(m):
                 warm_start(m, old, len(b))  # the carried rows hold no points yet: untouched
-                for name in _CARRIED:
-                    getattr(m, name)[rows] = getattr(old, name)[source]
+                carry_over(rows, source, tuple(zip(m.kept(), old.kept(), strict=True)))
         self._contacts, self._pairs = m, pairs
         self._room = (b.position.copy(), b.orientation.copy(), reach)
         return m
