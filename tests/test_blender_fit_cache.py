@@ -110,3 +110,22 @@ def test_one_read_of_a_scene_shares_a_plain_mesh_and_nothing_else(scene, impulse
     assert len(together[2].local) == 2 * len(together[0].local)
     assert np.allclose(together[3].local[:, 2] - alone[0].local[:, 2], 0.5)
     assert len(read) == 1  # only the plain mesh was kept
+
+
+def test_an_object_baked_again_keeps_its_box_until_it_moves(scene, impulse):
+    """Reading an unmoved object again (a second bake) hands out the box fitted the first
+    time; moving it gives the box moved with it, and the kept box cannot be edited."""
+    cache = impulse.blender_addon.reading.fit_cache
+    obj = brick("Brick")
+    obj.rotation_euler = TURN
+    bpy.context.view_layer.update()
+    first, _ = assert_fitted_in_place(impulse, obj)
+    assert cache.box(points_of(impulse, obj)) is first
+    with np.testing.assert_raises(ValueError):
+        first.half_extents[0] = 1.0
+    obj.location = (0.5, -2.0, 3.0)
+    bpy.context.view_layer.update()
+    moved, _ = assert_fitted_in_place(impulse, obj)
+    assert moved is not first
+    np.testing.assert_allclose(moved.center - first.center, (0.5, -2.0, 3.0), atol=1e-5)
+    np.testing.assert_allclose(moved.half_extents, first.half_extents, atol=1e-6)

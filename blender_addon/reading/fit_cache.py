@@ -6,8 +6,10 @@ own coordinates, rotated and scaled; a shear or non-uniform scale changes them, 
 object is fitted with its matrix applied (and shares only with objects of the same matrix).
 They are remembered for the session by a hash of exactly what they are computed from (vertex
 coordinates, triangles, that matrix): a mesh edited between bakes is fitted anew. The box's
-extents and thickening are measured per object every time, and the world axes compete with the
-turned frame as they do in the search (a box is never larger than the one fitted in place).
+extents and thickening are measured per object, and the world axes compete with the turned
+frame as they do in the search (a box is never larger than the one fitted in place); that
+measure is remembered too, by the mesh's key and the object's placement, so baking again
+(the animator's loop: change a mass, bake, look) reads an unmoved object without refitting it.
 """
 
 from collections import OrderedDict
@@ -21,19 +23,31 @@ from .shapes import MeshPoints, determinant
 MEMORY = 4096  # meshes remembered (least recently used first out)
 
 _frames: OrderedDict[bytes, np.ndarray] = OrderedDict()
+_boxes: OrderedDict[bytes, solver.OrientedBox] = OrderedDict()
 _solids: OrderedDict[bytes, solver.MassProperties] = OrderedDict()
 
 
 def box(points: MeshPoints, up=None) -> solver.OrientedBox:
-    """solver.obb_from_points(points.vertices, points.triangles, up), its frame search shared."""
+    """solver.obb_from_points(points.vertices, points.triangles, up), its frame search shared
+    (read-only arrays: the box may be handed out again)."""
     if points.local is None or points.placement is None:
         return solver.obb_from_points(points.vertices, points.triangles, up)
+    key = points.fit_space[2] + points.placement.tobytes()
+    if up is not None:
+        key += np.asarray(up, dtype=float).tobytes()
+    return _remember(_boxes, key, lambda: _measured(points, up))
+
+
+def _measured(points: MeshPoints, up) -> solver.OrientedBox:
     coordinates, turn, key = points.fit_space
     frame = _remember(_frames, key, lambda: obb_frame(coordinates, points.triangles))
     # The search's own frame, turned to world axes, or the world axes (the candidate the mesh's
     # own coordinates do not offer), whichever box is smaller.
     frames = [frame] if turn is None else [np.eye(3), _orthonormal(turn @ frame)]
-    return obb_in_frames(points.vertices, frames, points.triangles, up)
+    fitted = obb_in_frames(points.vertices, frames, points.triangles, up)
+    for array in (fitted.center, fitted.orientation, fitted.half_extents):
+        array.flags.writeable = False
+    return fitted
 
 
 def mass_properties(points: MeshPoints) -> solver.MassProperties:
