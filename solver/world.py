@@ -63,8 +63,9 @@ LINEAR_SLOP = 5e-4  # m
 # rad a substep: a body turning faster is not held with the one it presses on (held_together)
 SPIN_HOLD = 0.1
 _NO_SPRINGS = (np.zeros(0), np.zeros(0))  # the impulse method's
-# What a contact row carried over to the next frame's rows keeps: its points and their anchors,
-# the poses it was collided at, and its impulses (the solver rows are rebuilt every substep).
+_NO_ROWS = Manifolds(np.zeros((0, 2), dtype=np.int64), *np.zeros((4, 0)))  # before the first
+
+
 class World:
     """A rigid-body world; add bodies, then step() frame by frame or simulate(frames).
 
@@ -421,9 +422,11 @@ class World:
         b = self.bodies
         centers = b.shape_centers(rotations)
         lo, hi = np.empty((len(b), 3)), np.empty((len(b), 3))
+        old = self._contacts if self._contacts is not None else _NO_ROWS
         reach = grown_boxes(centers, rotations, b.half_extents, self._shape, b.velocity,
                             b.angular_velocity, self._radius, self._speculative, self._g,
-                            remaining, lo, hi)
+                            remaining, old.a, old.b, old.points, old.separation, old.slop, lo,
+                            hi)
         pairs = sweep_and_prune(lo, hi, self._dynamic)
         old = self._contacts
         stale = None

@@ -175,3 +175,21 @@ def test_a_hull_gets_contacts_only_from_triangles_within_the_margin():
             assert distance <= MARGIN + 1e-6  # (a hull beside a triangle, under its edge, got
             found += 1  # the depth it reached below the triangle's plane: 0.3-0.5 m)
     assert found > 300
+
+
+def test_a_box_pushed_out_of_a_deep_overlap_stays_within_its_frames_broad_phase():
+    """The push-out moves a body without giving it a velocity; its broad-phase box is grown by
+    its depth beyond the slop, so it is not found again in every substep (World._room holds the
+    poses of the last broad phase: the frame's start, unless a body left its box)."""
+    world = World(sleeping=False)
+    world.add_body(size=(5.0, 5.0, 0.5), position=(0, 0, -0.5), kind="static")
+    # 30 cm into the ground: the push-out (at most solve_impulse.MAX_PUSH, 12.5 cm a frame here)
+    # takes three frames
+    box = world.add_body(size=(0.5, 0.5, 0.5), position=(0, 0, 0.2))
+    world.step()  # the first frame finds the overlap
+    for _ in range(4):
+        start = world.bodies.position.copy()
+        world.step()
+        assert np.array_equal(world._room[0], start)
+    world.simulate(5)
+    assert 0.5 - world.bodies.position[box, 2] < 1.1 * world._slop()[box]  # out to the slop
