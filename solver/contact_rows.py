@@ -17,6 +17,7 @@ from .broadphase import aabbs_into
 from .constraints import fill_rows, isolated_rows, refresh, turned
 from .contacts import contacts_of_pairs, contacts_of_parts
 from .manifold import MAX_MANIFOLD
+from .solve_impulse import MAX_PUSH
 
 
 @njit(cache=True)
@@ -96,16 +97,16 @@ def grown_boxes(centers, rotations, half_extents, shape, velocity, angular_veloc
                 speculative, g, duration, a, b, points, separation, slop, lo, hi) -> np.ndarray:
     """lo, hi (N, 3) = the bodies' AABBs grown by their reach, which is returned: how far each
     may move in `duration` at its current speed and spin, plus a fall from rest (|g| g), its
-    speculative distance and the depth beyond the slop of its deepest point in the rows found
-    last (a, b, points, separation, slop): the push-out moves a body out of an overlap by up to
-    that much without giving it a velocity, and a body that left its box costs a new broad
-    phase (the demo's Suzanne, started 3 cm into the ramp, cost one every substep for five
-    frames)."""
+    speculative distance and how far the push-out may move it out of an overlap without giving
+    it a velocity: the depth beyond the slop of its deepest point in the rows found last (a, b,
+    points, separation, slop), at most MAX_PUSH × duration. A body that left its box costs a
+    new broad phase (the demo's Suzanne, started deep in the ramp, cost one every substep for
+    five frames)."""
     aabbs_into(centers, rotations, half_extents, shape, lo, hi)
     reach = np.zeros(len(radius))
     for p in range(len(a)):
         for s in range(points[p]):
-            excess = -separation[p, s] - slop[p]
+            excess = min(-separation[p, s] - slop[p], MAX_PUSH * duration)
             reach[a[p]] = max(reach[a[p]], excess)
             reach[b[p]] = max(reach[b[p]], excess)
     fall = g * duration * duration
