@@ -28,6 +28,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .linalg import cross_rows
+
 # Points nearer a plane than this fraction of the cloud's size lie on it.
 TOLERANCE = 1e-9
 _ALIVE = np.iinfo(np.int64).max
@@ -414,7 +416,7 @@ def _without_edge_points(points: np.ndarray, polygons: list[list[int]], tol: flo
     face_start = np.concatenate([[0], np.cumsum([len(p) for p in polygons])])
     before, after = _ring_steps(face_start)
     chord = points[ring[after]] - points[ring[before]]
-    offset = _norm(_cross(points[ring] - points[ring[before]], chord))
+    offset = _norm(cross_rows(points[ring] - points[ring[before]], chord))
     straight = np.bincount(ring[offset <= tol * _norm(chord)], minlength=len(points))
     drop = set(np.flatnonzero((straight == 2) & (np.bincount(ring, minlength=len(points)) == 2))
                .tolist())
@@ -428,13 +430,6 @@ def _ring_steps(face_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     size = np.repeat(sizes, sizes)
     position = np.arange(face_start[-1]) - start
     return start + (position - 1) % size, start + (position + 1) % size
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise a × b (np.cross's axis handling costs more than the product for short arrays)."""
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
 
 
 def _norm(a: np.ndarray) -> np.ndarray:
@@ -465,7 +460,7 @@ def _polytope(positions: np.ndarray, polygons: list[list[int]], normals=None) ->
     a = vertices[ring]
     if normals is None:
         _, after = _ring_steps(face_start)
-        newell = np.add.reduceat(_cross(a, a[after]), face_start[:-1], axis=0)
+        newell = np.add.reduceat(cross_rows(a, a[after]), face_start[:-1], axis=0)
         normals = newell / _norm(newell)[:, None]
     heights = np.einsum("ij,ij->i", np.repeat(normals, sizes, axis=0), a)
     offsets = np.maximum.reduceat(heights, face_start[:-1])
@@ -527,7 +522,7 @@ def _grown(base: _Polytope, budget: int) -> _Polytope | None:
     normals = base.normals[hull.corners]
     # Each cycle runs the same way round its dual vertex; orient them all outward at once.
     first = corners[faces[0]]
-    if np.sum(_cross(first, np.roll(first, -1, axis=0)), axis=0) @ normals[0] < 0.0:
+    if np.sum(cross_rows(first, np.roll(first, -1, axis=0)), axis=0) @ normals[0] < 0.0:
         faces = [cycle[::-1] for cycle in faces]
     return _polytope(corners, faces, normals)
 
@@ -547,7 +542,7 @@ def _error(points: np.ndarray, polytope: _Polytope, tol: float) -> float:
     out = np.flatnonzero(height > tol)
     _, after = _ring_steps(face_start)
     start, edge = vertices[ring], vertices[ring[after]] - vertices[ring]
-    inward = _cross(np.repeat(normals, np.diff(face_start), axis=0), edge)
+    inward = cross_rows(np.repeat(normals, np.diff(face_start), axis=0), edge)
     error, near_edges = 0.0, [out[:0]]
     for face in np.unique(above[out]).tolist():
         mine = out[above[out] == face]

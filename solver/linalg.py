@@ -1,5 +1,6 @@
 """Small compiled helpers for the kernels: quaternion turns, 3×3 products and the pseudo-inverse
-of a manifold's 4×4 normal block (numba has no LAPACK without scipy, which Blender lacks).
+of a manifold's 4×4 normal block (numba has no LAPACK without scipy, which Blender lacks); and
+cross_rows, numpy's row-wise cross product for the Python side.
 
 Quaternions are (w, x, y, z) rows of a float64 array; rotation matrices have the body axes as
 columns, as in quaternion.py.
@@ -7,6 +8,15 @@ columns, as in quaternion.py.
 
 import numpy as np
 from numba import njit
+
+
+def cross_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise a × b in numpy (np.cross's axis handling costs more than the product for short
+    arrays: a body's offset turned as it is added, a hull's faces)."""
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+
 
 # Jacobi sweeps for a 4×4 symmetric matrix: it converges quadratically, so a handful of sweeps
 # reach rounding; the loop stops earlier once the off-diagonal part is negligible.

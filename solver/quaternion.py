@@ -7,6 +7,8 @@ arrays of shape (..., 4) (and (..., 3) vectors) and broadcasts like numpy.
 
 import numpy as np
 
+from .linalg import cross_rows
+
 _CONJUGATE_SIGNS = np.array([1.0, -1.0, -1.0, -1.0])
 
 
@@ -53,8 +55,8 @@ def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     q = np.asarray(q, dtype=float)
     v = np.asarray(v, dtype=float)
     u = q[..., 1:]
-    t = 2.0 * np.cross(u, v)
-    return v + q[..., :1] * t + np.cross(u, t)
+    t = 2.0 * cross_rows(u, v)
+    return v + q[..., :1] * t + cross_rows(u, t)
 
 
 def to_matrix(q: np.ndarray) -> np.ndarray:

@@ -129,3 +129,32 @@ def test_an_object_baked_again_keeps_its_box_until_it_moves(scene, impulse):
     assert moved is not first
     np.testing.assert_allclose(moved.center - first.center, (0.5, -2.0, 3.0), atol=1e-5)
     np.testing.assert_allclose(moved.half_extents, first.half_extents, atol=1e-6)
+
+
+def test_an_open_mesh_is_weighed_again_only_when_it_moves(scene, impulse):
+    """An open mesh weighs as its world-fitted box: kept for an unmoved object, and weighed
+    anew where it moved (its centre of mass moved with it)."""
+    import bmesh
+
+    cache = impulse.blender_addon.reading.fit_cache
+    obj = brick("Open")
+    mesh = bmesh.new()
+    mesh.from_mesh(obj.data)
+    mesh.faces.ensure_lookup_table()
+    bmesh.ops.delete(mesh, geom=[mesh.faces[0]], context="FACES_ONLY")
+    mesh.to_mesh(obj.data)
+    mesh.free()
+    obj.rotation_euler = TURN
+    bpy.context.view_layer.update()
+    points = points_of(impulse, obj)
+    weighed = cache.mass_properties(points)
+    assert not weighed.closed
+    assert cache.mass_properties(points_of(impulse, obj)) is weighed
+    obj.location = (0.5, -2.0, 3.0)
+    bpy.context.view_layer.update()
+    points = points_of(impulse, obj)
+    moved = cache.mass_properties(points)
+    exact = impulse.solver.mass_properties(points.vertices, points.triangles)
+    np.testing.assert_allclose(moved.center_of_mass, exact.center_of_mass, atol=1e-9)
+    np.testing.assert_allclose(moved.center_of_mass - weighed.center_of_mass, (0.5, -2.0, 3.0),
+                               atol=1e-5)

@@ -8,8 +8,9 @@ They are remembered for the session by a hash of exactly what they are computed 
 coordinates, triangles, that matrix): a mesh edited between bakes is fitted anew. The box's
 extents and thickening are measured per object, and the world axes compete with the turned
 frame as they do in the search (a box is never larger than the one fitted in place); that
-measure is remembered too, by the mesh's key and the object's placement, so baking again
-(the animator's loop: change a mass, bake, look) reads an unmoved object without refitting it.
+measure is remembered too, by the mesh's key and the object's placement, as is the weight of
+an open mesh (its world-fitted box's), so baking again (the animator's loop: change a mass,
+bake, look) reads an unmoved object without fitting or weighing it again.
 """
 
 from collections import OrderedDict
@@ -25,6 +26,7 @@ MEMORY = 4096  # meshes remembered (least recently used first out)
 _frames: OrderedDict[bytes, np.ndarray] = OrderedDict()
 _boxes: OrderedDict[bytes, solver.OrientedBox] = OrderedDict()
 _solids: OrderedDict[bytes, solver.MassProperties] = OrderedDict()
+_boxes_weighed: OrderedDict[bytes, solver.MassProperties] = OrderedDict()  # open meshes'
 
 
 def box(points: MeshPoints, up=None) -> solver.OrientedBox:
@@ -58,7 +60,8 @@ def mass_properties(points: MeshPoints) -> solver.MassProperties:
     solid = _remember(_solids, key,
                       lambda: solver.mass_properties(coordinates, points.triangles, density=1.0))
     if not solid.closed:  # weighed as its box, which is the world-fitted one
-        return solver.mass_properties(points.vertices, points.triangles, density=1.0)
+        return _remember(_boxes_weighed, key + points.placement.tobytes(), lambda: (
+            solver.mass_properties(points.vertices, points.triangles, density=1.0)))
     linear = np.eye(3) if turn is None else points.placement[:3, :3]
     scale = 1.0 if turn is None else determinant(linear)
     volume = solid.volume * scale
