@@ -198,8 +198,8 @@ def kept_rows(a, b, old_a, old_b, stale):
 @njit(cache=True)
 def carry_over(rows, source, arrays) -> None:
     """new[rows] = old[source] for each (new, old) in arrays: the points, anchors and
-    impulses of the rows kept_rows found, carried into the new frame's rows in one call (as
-    numpy fancy indexing, 36 operations)."""
+    impulses of the rows kept_rows found, carried into the new frame's rows in one call (in
+    numpy, 36 fancy-index operations)."""
     for new_old in literal_unroll(arrays):
         new, old = new_old
         for k in range(len(rows)):

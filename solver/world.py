@@ -422,13 +422,13 @@ class World:
         b = self.bodies
         centers = b.shape_centers(rotations)
         lo, hi = np.empty((len(b), 3)), np.empty((len(b), 3))
-        old = self._contacts if self._contacts is not None else _NO_ROWS
+        old = self._contacts
+        last = _NO_ROWS if old is None else old  # their depths: what the push-out may move
         reach = grown_boxes(centers, rotations, b.half_extents, self._shape, b.velocity,
                             b.angular_velocity, self._radius, self._speculative, self._g,
-                            remaining, old.a, old.b, old.points, old.separation, old.slop, lo,
-                            hi)
+                            remaining, last.a, last.b, last.points, last.separation, last.slop,
+                            lo, hi)
         pairs = sweep_and_prune(lo, hi, self._dynamic)
-        old = self._contacts
         stale = None
         if old is not None and len(old):
             faces = self._faces
