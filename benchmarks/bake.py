@@ -5,7 +5,9 @@ iterations, restitution and friction (multiplied per pair on both sides), BOX sh
 chair a compound of BOX parts on both sides: Impulse's Compound, the built-in's Compound Parent),
 no damping, and sleeping (Impulse) / deactivation (built-in) on for both or off for both. Each
 number is the CPU time (time.process_time) of a fresh Blender process (the bpy module), median of
---runs.
+--runs. The two sides run in turn (Impulse then built-in, then built-in then Impulse, ...), and
+each ratio is the median of the runs' ratios pair by pair, so a machine that slows down during
+the benchmark (it swings by up to 40 % within an hour here) slows both sides of a pair alike.
 Impulse runs the built zip installed as an extension, in a session that has baked the same scene
 once (kernels loaded from the JIT cache: child_impulse); the built-in simulates it twice too, the
 first time untimed, its point cache outdated between. The built-in gets initial velocities
@@ -29,6 +31,8 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 STARTED = time.perf_counter()
@@ -321,6 +325,24 @@ def median_run(env: dict, runs: int, *arguments: str) -> dict:
     return medians([run_child(env, *arguments) for _ in range(runs)])
 
 
+def paired_runs(runs: int, ours: Callable[[], dict],
+                theirs: Callable[[], dict]) -> tuple[list[dict], list[dict]]:
+    """(our runs, their runs), taken in turn and in alternating order (ours first, then theirs
+    first, ...): run k of each side is a pair, timed minutes apart at most."""
+    results: tuple[list[dict], list[dict]] = ([], [])
+    for k in range(runs):
+        for side in ((1, 0) if k % 2 else (0, 1)):
+            results[side].append((ours, theirs)[side]())
+    return results
+
+
+def pair_ratio(ours: list[dict], ours_key: str, theirs: list[dict], theirs_key: str) -> list[float]:
+    """Run k's ours[k][ours_key] / theirs[k][theirs_key], for every pair with a non-zero
+    denominator."""
+    return [a[ours_key] / b[theirs_key] for a, b in zip(ours, theirs, strict=True)
+            if b[theirs_key] > 0]
+
+
 def child_environment() -> dict:
     """This environment with a new Blender user folder (and numba's cache unset)."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
@@ -426,7 +448,8 @@ def header(runs: int, compiled: dict | None, shipped: dict) -> str:
         f"{scenes.DENSITY:.0f} kg/m³, no damping; sleeping/deactivation as in the column.",
         f"CPU seconds (process_time of the Blender process doing the work), median of {runs} "
         "fresh processes, each side timing its second run of the scene there (the first "
-        "untimed: kernels loaded, point cache outdated between); peak memory = the process's "
+        "untimed: kernels loaded, point cache outdated between), the two sides in turn; ratios: "
+        "median of the runs' ratios pair by pair (range in brackets); peak memory = the process's "
         f"max RSS. Machine: {os.cpu_count()} cores, "
         f"shared and loaded (load average {_load()}): expect noise.",
         "First use in a new user folder, every kernel: compiled (a zip without shipped "
@@ -444,16 +467,25 @@ COLUMNS = ("| scene | bodies | frames | sleeping | Impulse simulate | Impulse ba
            "peak MB Impulse / built-in |")
 
 
-def row(key: str, sleeping: bool, ours: dict, theirs: dict) -> str:
-    def ratio(a: float, b: float) -> str:
-        return f"{a / b:.2f}" if b > 0 else "–"
+def row(key: str, sleeping: bool, our_runs: list[dict], their_runs: list[dict]) -> str:
+    """One table row: medians of each side's runs, ratios pair by pair (paired_runs)."""
+    ours, theirs = medians(our_runs), medians(their_runs)
+
+    def ratio(ours_key: str, theirs_key: str, spread: bool = False) -> str:
+        ratios = pair_ratio(our_runs, ours_key, their_runs, theirs_key)
+        if not ratios:
+            return "–"
+        text = f"{statistics.median(ratios):.2f}"
+        if spread and len(ratios) > 1:
+            text += f" ({min(ratios):.2f}–{max(ratios):.2f})"
+        return text
 
     return (f"| {key} | {ours['bodies']:.0f} | {ours['frames']:.0f} | "
             f"{'on' if sleeping else 'off'} | {ours['simulate']:.2f} | {ours['bake']:.2f} | "
             f"{theirs['simulate']:.2f} | {theirs['simulate_keys']:.2f} | "
-            f"{ratio(ours['bake'], theirs['simulate'])} | "
-            f"{ratio(ours['simulate'], theirs['simulate'])} | "
-            f"{ratio(ours['bake'], theirs['simulate_keys'])} | "
+            f"{ratio('bake', 'simulate', spread=True)} | "
+            f"{ratio('simulate', 'simulate')} | "
+            f"{ratio('bake', 'simulate_keys')} | "
             f"{1e6 * ours['simulate'] / (ours['dynamic'] * ours['frames']):.0f} | "
             f"{ours['peak_mb']:.0f} / {theirs['peak_mb']:.0f} |")
 
@@ -492,9 +524,9 @@ def main() -> None:
     for key in keys:
         for sleeping in (True, False):
             flag = ["--sleeping", "on" if sleeping else "off"]
-            ours = median_run(env, args.runs, "impulse", key, *flag)
-            theirs = median_run(env, args.runs, "builtin", key, *flag)
-            lines.append(row(key, sleeping, ours, theirs))
+            lines.append(row(key, sleeping, *paired_runs(
+                args.runs, partial(run_child, env, "impulse", key, *flag),
+                partial(run_child, env, "builtin", key, *flag))))
             print(lines[-1], flush=True)
     print("\n" + "\n".join(lines))
 

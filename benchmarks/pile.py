@@ -11,8 +11,10 @@ the solver's kernels are compiled or loaded (numba's cache) before its clock sta
 
 import argparse
 import os
+import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).resolve().parent)]
@@ -56,20 +58,23 @@ def main() -> None:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"pile, {scenes.pile(8).frames} frames at {scenes.FPS} fps, {scenes.SUBSTEPS} substeps, "
           f"{scenes.ITERATIONS} iterations, restitution {scenes.RESTITUTION}, friction "
-          f"{scenes.FRICTION}, BOX; CPU seconds, median of {args.runs} fresh processes; "
+          f"{scenes.FRICTION}, BOX; CPU seconds, median of {args.runs} fresh processes, the two "
+          "sides in turn, the ratio the median of the runs' ratios pair by pair; "
           f"machine shared and loaded (load average {load})\n")
     print("| N | sleeping | Impulse solver simulate | built-in simulate | ratio | "
           "peak MB solver / built-in |\n|---|---|---|---|---|---|", flush=True)
     for count in args.sizes:
         for sleeping in ("on", "off"):
-            runs = [bake.run_child_script(__file__, env, "--child", str(count),
-                                          "--sleeping", sleeping) for _ in range(args.runs)]
-            ours = bake.medians(runs)
-            theirs = bake.median_run(env, args.runs, "builtin", f"pile{count}",
-                                     "--sleeping", sleeping)
+            our_runs, their_runs = bake.paired_runs(
+                args.runs,
+                partial(bake.run_child_script, __file__, env, "--child", str(count),
+                        "--sleeping", sleeping),
+                partial(bake.run_child, env, "builtin", f"pile{count}", "--sleeping", sleeping))
+            ours, theirs = bake.medians(our_runs), bake.medians(their_runs)
+            ratio = statistics.median(bake.pair_ratio(our_runs, "simulate", their_runs,
+                                                      "simulate"))
             print(f"| {count} | {sleeping} | {ours['simulate']:.2f} | {theirs['simulate']:.2f} | "
-                  f"{ours['simulate'] / theirs['simulate']:.2f} | "
-                  f"{ours['peak_mb']:.0f} / {theirs['peak_mb']:.0f} |", flush=True)
+                  f"{ratio:.2f} | {ours['peak_mb']:.0f} / {theirs['peak_mb']:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

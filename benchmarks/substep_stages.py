@@ -11,7 +11,7 @@ finding what to make cheaper. CPU time
 (time.process_time), per substep; median of --runs fresh processes per tree, trees in turn.
 
     .venv/bin/python benchmarks/substep_stages.py [--trees ROOT ...] [--scene demo]
-        [--sleeping off] [--every 37] [--reps 5] [--runs 3]
+        [--sleeping off] [--every 37] [--reps 5] [--runs 3] [--frames N]
 """
 
 import argparse
@@ -162,15 +162,17 @@ def phases():
     return substep, replay, spent
 
 
-def child(key: str, sleeping: str, every: int, reps: int) -> None:
-    """Capture, replay and print the per-substep times (µs) as JSON."""
+def child(key: str, sleeping: str, every: int, reps: int, frames: int | None) -> None:
+    """Capture, replay and print the per-substep times (µs) as JSON, over the scene's first
+    `frames` frames (all if None)."""
     import numpy as np
     import solver_alone
 
     import solver
     import solver.world
 
-    world, frames = solver_alone.world_of(key, sleeping)
+    world, length = solver_alone.world_of(key, sleeping)
+    frames = length if frames is None else min(frames, length)
     solver.warm_up(world.other_shapes)
     driver, replay, spent = phases()
     captured = []
@@ -229,10 +231,11 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=37)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--frames", type=int, help="only the scene's first FRAMES frames")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.scene, args.sleeping, args.every, args.reps)
+        child(args.scene, args.sleeping, args.every, args.reps, args.frames)
         return
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import solver_alone
@@ -242,13 +245,15 @@ def main() -> None:
         for tree in args.trees:
             done = subprocess.run(
                 [sys.executable, __file__, "--child", "--scene", args.scene, "--sleeping",
-                 args.sleeping, "--every", str(args.every), "--reps", str(args.reps)],
+                 args.sleeping, "--every", str(args.every), "--reps", str(args.reps),
+                 *(["--frames", str(args.frames)] if args.frames else [])],
                 env=solver_alone.environment(tree), capture_output=True, text=True,
                 check=True, cwd=tree)
             line = next(x for x in done.stdout.splitlines() if x.startswith(TAG))
             results[tree].append(json.loads(line[len(TAG):]))
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"{args.scene}, sleeping {args.sleeping}: every {args.every}th substep replayed "
+    span = f"first {args.frames} frames" if args.frames else "all frames"
+    print(f"{args.scene} ({span}), sleeping {args.sleeping}: every {args.every}th substep replayed "
           f"{args.reps} times; CPU µs per substep, median of {args.runs} fresh processes; "
           f"phases called one by one, less the same call on no rows; load average {load}\n")
     names = list(dict.fromkeys(name for runs in results.values() for run in runs
