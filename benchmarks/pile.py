@@ -3,8 +3,9 @@ rigid body world's simulation (point cache), like for like. Numbers, not a test.
 
 The same bodies (scenes.pile: N one-metre boxes falling 2 m onto the ground, 250 frames), 24 fps,
 10 substeps and 10 iterations, restitution and friction 0.5, BOX shapes, sleeping/deactivation on
-for both or off for both. CPU seconds (time.process_time) of a fresh process, median of --runs;
-the solver's kernels are compiled or loaded (numba's cache) before its clock starts.
+for both or off for both. CPU seconds (time.process_time) of a fresh process, median of --runs,
+the two sides in turn (bake.paired_runs) and the ratio the median of the runs' ratios pair by
+pair; the solver's kernels are compiled or loaded (numba's cache) before its clock starts.
 
     .venv/bin/python benchmarks/pile.py [N ...] [--runs 3]     (default N: 8 27 64 125 343 1000)
 """
