@@ -5,18 +5,20 @@ iterations, restitution and friction (multiplied per pair on both sides), BOX sh
 chair a compound of BOX parts on both sides: Impulse's Compound, the built-in's Compound Parent),
 no damping, and sleeping (Impulse) / deactivation (built-in) on for both or off for both. Each
 number is the CPU time (time.process_time) of a fresh Blender process (the bpy module), median of
---runs. The two sides run in turn (Impulse then built-in, then built-in then Impulse, ...), and
+--runs; each process reports the median of its --repeats timed runs, taken after an untimed
+first. The two sides run in turn (Impulse then built-in, then built-in then Impulse, ...), and
 each ratio is the median of the runs' ratios pair by pair, so a machine that slows down during
 the benchmark (it swings by up to 40 % within an hour here) slows both sides of a pair alike.
 Impulse runs the built zip installed as an extension, in a session that has baked the same scene
-once (kernels loaded from the JIT cache: child_impulse); the built-in simulates it twice too, the
-first time untimed, its point cache outdated between. The built-in gets initial velocities
+once already (kernels loaded from the JIT cache: child_impulse); the built-in likewise simulates
+it once untimed first, its point cache outdated between runs. The built-in gets initial velocities
 through two animated frames before its range (it has no initial-velocity setting). Also
 measured: the first-use compile (a new user folder) and the cold start of a new session with
 the cache present, part by part (see cold_start_table), as Blender runs and in this environment
 as it is.
 
     .venv/bin/python benchmarks/bake.py [--quick] [--scenes demo pile64 ...] [--runs 3]
+        [--repeats 1]
     .venv/bin/python benchmarks/bake.py --cold-start [--zip dist/impulse_bake-...-linux_x64.zip]
 """
 
@@ -144,20 +146,22 @@ def bake_once(job_module, scene, sleeping: bool) -> tuple[dict, object, object]:
     return times, job, report
 
 
-def child_impulse(key: str, sleeping: bool) -> None:
-    """The scene baked twice in one session, each time in a fresh file, the second timed: the
-    targets are for a session that has baked before, as an animator pressing Bake again has,
-    so every kernel this scene's bake calls is loaded (a warm-up on another scene left some of
-    the demo's to load inside the timed bake: 0.09 s of its 0.24 s simulate on 2026-12-04)."""
+def child_impulse(key: str, sleeping: bool, repeats: int) -> None:
+    """The scene baked 1 + `repeats` times in one session, each time in a fresh file, all but
+    the first timed (their median): the targets are for a session that has baked before, as an
+    animator pressing Bake again has, so every kernel this scene's bake calls is loaded (a
+    warm-up on another scene left some of the demo's to load inside the timed bake: 0.09 s of
+    its 0.24 s simulate on 2026-12-04)."""
     import importlib
 
     _enable().make_ready()
     job_module = importlib.import_module(f"{EXTENSION}.blender_addon.baking.job")
     bake_once(job_module, build_scene(key), sleeping)
-    times, job, report = bake_once(job_module, build_scene(key), sleeping)
+    timed = [bake_once(job_module, build_scene(key), sleeping) for _ in range(repeats)]
+    _, job, report = timed[-1]
     dynamic = sum(link.kind == "dynamic" for link in job.links)
-    _emit({"bodies": report.bodies, "dynamic": dynamic, "frames": report.frames, **times,
-           "peak_mb": _peak_mb()})
+    _emit({"bodies": report.bodies, "dynamic": dynamic, "frames": report.frames,
+           **medians([times for times, _, _ in timed]), "peak_mb": _peak_mb()})
 
 
 def _handover(obj, velocity, spin, start: int) -> None:
@@ -189,21 +193,23 @@ def _view3d():
     return {"window": window, "area": area, "region": region, "scene": bpy.context.scene}
 
 
-def simulate_builtin(scene, end: int) -> tuple[float, float]:
-    """The CPU clock before and after the built-in world's point-cache simulation of frames
-    frame_start..end, the second of two: the first is untimed, as Impulse bakes twice
-    (child_impulse); setting a world setting (to what it is) outdates the cache between."""
-    for _ in range(2):
+def simulate_builtin(scene, end: int, repeats: int = 1) -> float:
+    """CPU seconds of the built-in world's point-cache simulation of frames frame_start..end,
+    the median of `repeats` after an untimed first, as Impulse bakes (child_impulse); setting
+    a world setting (to what it is) outdates the cache between."""
+    seconds = []
+    for _ in range(1 + repeats):
         scene.rigidbody_world.substeps_per_frame = scenes.SUBSTEPS
         started = time.process_time()
         for frame in range(scene.frame_start, end + 1):
             scene.frame_set(frame)
-        simulated = time.process_time()
-    return started, simulated
+        seconds.append(time.process_time() - started)
+    return statistics.median(seconds[1:])
 
 
-def child_builtin(key: str, sleeping: bool) -> None:
-    """The same bodies in the built-in world: point-cache simulation, then Bake to Keyframes."""
+def child_builtin(key: str, sleeping: bool, repeats: int) -> None:
+    """The same bodies in the built-in world: point-cache simulation (simulate_builtin), then
+    Bake to Keyframes once."""
     import bpy
 
     _enable()  # for the Impulse properties the scene is described with
@@ -239,15 +245,16 @@ def child_builtin(key: str, sleeping: bool) -> None:
             _handover(obj, obj.impulse.initial_linear_velocity,
                       obj.impulse.initial_angular_velocity, start)
         scene.frame_end = end
-        started, simulated = simulate_builtin(scene, end)
+        simulate = simulate_builtin(scene, end, repeats)
+        started = time.process_time()
         dynamic = [obj for obj in bodies if obj.rigid_body.type == "ACTIVE" and obj not in parts]
         for obj in scene.objects:
             obj.select_set(obj in dynamic)
         bpy.context.view_layer.objects.active = dynamic[0]
         bpy.ops.rigidbody.bake_to_keyframes(frame_start=start, frame_end=end)
-        keyed = time.process_time()
-    _emit({"bodies": len(bodies), "frames": end - start, "simulate": simulated - started,
-           "keys": keyed - simulated, "simulate_keys": keyed - started, "peak_mb": _peak_mb()})
+        keys = time.process_time() - started
+    _emit({"bodies": len(bodies), "frames": end - start, "simulate": simulate, "keys": keys,
+           "simulate_keys": simulate + keys, "peak_mb": _peak_mb()})
 
 
 def child_install(archive: str) -> None:
@@ -434,7 +441,7 @@ def cold_start_table(cold: dict) -> str:
     return "\n".join(lines)
 
 
-def header(runs: int, compiled: dict | None, shipped: dict) -> str:
+def header(runs: int, repeats: int, compiled: dict | None, shipped: dict) -> str:
     compiling = (f"{compiled['cpu']:.1f} s CPU, {compiled['wall']:.1f} s wall" if compiled
                  else "not measured")
     return "\n".join([
@@ -447,8 +454,9 @@ def header(runs: int, compiled: dict | None, shipped: dict) -> str:
         f"compound of BOX parts on both sides), density "
         f"{scenes.DENSITY:.0f} kg/m³, no damping; sleeping/deactivation as in the column.",
         f"CPU seconds (process_time of the Blender process doing the work), median of {runs} "
-        "fresh processes, each side timing its second run of the scene there (the first "
-        "untimed: kernels loaded, point cache outdated between), the two sides in turn; ratios: "
+        f"fresh processes, each side timing {repeats} run(s) of the scene there after an untimed "
+        "first (their median; kernels loaded, point cache outdated between), the two sides in "
+        "turn; ratios: "
         "median of the runs' ratios pair by pair (range in brackets); peak memory = the process's "
         f"max RSS. Machine: {os.cpu_count()} cores, "
         f"shared and loaded (load average {_load()}): expect noise.",
@@ -496,6 +504,8 @@ def main() -> None:
     parser.add_argument("--scenes", nargs="+", choices=ALL, metavar="SCENE",
                         help=f"any of {', '.join(ALL)}")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="timed runs per process, after an untimed one (their median)")
     parser.add_argument("--cold-start", action="store_true",
                         help="only the cold starts (no first-use compile, no scenes)")
     parser.add_argument("--zip", help="measure this linux-x64 zip instead of building one")
@@ -505,8 +515,8 @@ def main() -> None:
     if args.child:
         kind, *rest = args.child
         sleeping = args.sleeping == "on"
-        {"impulse": lambda: child_impulse(rest[0], sleeping),
-         "builtin": lambda: child_builtin(rest[0], sleeping),
+        {"impulse": lambda: child_impulse(rest[0], sleeping, args.repeats),
+         "builtin": lambda: child_builtin(rest[0], sleeping, args.repeats),
          "install": lambda: child_install(rest[0]),
          "compile": lambda: child_compile(rest[0]),
          "coldstart": lambda: child_cold_start(rest[0])}[kind]()
@@ -518,15 +528,16 @@ def main() -> None:
         print(f"{archive}\n\n{cold_start_table(cold)}")
         return
     keys = args.scenes or (QUICK if args.quick else ALL)
-    lines = [header(args.runs, compiled, shipped), "", cold_start_table(cold), "", COLUMNS,
-             "|---" * 13 + "|"]
+    lines = [header(args.runs, args.repeats, compiled, shipped), "", cold_start_table(cold), "",
+             COLUMNS, "|---" * 13 + "|"]
     print("\n".join(lines), flush=True)
     for key in keys:
         for sleeping in (True, False):
             flag = ["--sleeping", "on" if sleeping else "off"]
+            repeats = ["--repeats", str(args.repeats)]
             lines.append(row(key, sleeping, *paired_runs(
-                args.runs, partial(run_child, env, "impulse", key, *flag),
-                partial(run_child, env, "builtin", key, *flag))))
+                args.runs, partial(run_child, env, "impulse", key, *flag, *repeats),
+                partial(run_child, env, "builtin", key, *flag, *repeats))))
             print(lines[-1], flush=True)
     print("\n" + "\n".join(lines))
 
