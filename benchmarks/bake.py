@@ -531,10 +531,10 @@ def main() -> None:
     lines = [header(args.runs, args.repeats, compiled, shipped), "", cold_start_table(cold), "",
              COLUMNS, "|---" * 13 + "|"]
     print("\n".join(lines), flush=True)
+    repeats = ["--repeats", str(args.repeats)]
     for key in keys:
         for sleeping in (True, False):
             flag = ["--sleeping", "on" if sleeping else "off"]
-            repeats = ["--repeats", str(args.repeats)]
             lines.append(row(key, sleeping, *paired_runs(
                 args.runs, partial(run_child, env, "impulse", key, *flag, *repeats),
                 partial(run_child, env, "builtin", key, *flag, *repeats))))
