@@ -63,8 +63,8 @@ def pair_gap(kind_a, kind_b, ca, Ra, ha, cb, Rb, hb, direction):
 
 
 @njit(cache=True)
-def _pose(center, q, v, w, offset, inertia, inverse_inertia, free, t, out_center, out_q,
-          out_rotation, out_w):
+def pose(center, q, v, w, offset, inertia, inverse_inertia, free, t, out_center, out_q,
+         out_rotation, out_w):
     """Centre, orientation, rotation matrix and world ω (out_w) of a body moved for time t
     from centre of mass `center`: x + v t, and q turned torque-free (free) or by the exact
     exponential map exp(w t / 2) ⊗ q; the shape centre is x - R c (c = offset)."""
@@ -126,10 +126,10 @@ def pair_time_of_impact(shape, centers, orientations, half_extents, v, w, offset
     step = np.empty(1)
     t = 0.0
     for _ in range(MAX_STEPS):
-        _pose(centers[i], orientations[i], v[i], w[i], offsets[i], inertia[i],
-              inverse_inertia[i], free[i], t, ci, qi, Ri, wi)
-        _pose(centers[j], orientations[j], v[j], w[j], offsets[j], inertia[j],
-              inverse_inertia[j], free[j], t, cj, qj, Rj, wj)
+        pose(centers[i], orientations[i], v[i], w[i], offsets[i], inertia[i],
+             inverse_inertia[i], free[i], t, ci, qi, Ri, wi)
+        pose(centers[j], orientations[j], v[j], w[j], offsets[j], inertia[j],
+             inverse_inertia[j], free[j], t, cj, qj, Rj, wj)
         if tables is not None and (shape[i] > SPHERE or shape[j] > SPHERE):
             gap = bodies_gap(tables, i, ci, Ri, j, cj, Rj, reach + abs(target), target,
                              relative, wi, radius_i, wj, radius_j, step)
