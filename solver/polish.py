@@ -42,7 +42,7 @@ from numba import njit
 
 from . import linalg
 from .constraints import CUTOFF, POINTS
-from .sleep import _root
+from .sleep import row_islands
 
 # Velocity error (m/s) below which a point counts as solved: left in every substep for 1,000
 # frames (41.7 s at 24 fps) it would move a body 0.04 mm, a tenth of the slop; 1e-9 cost the
@@ -90,26 +90,12 @@ def _islands(rows, a, b, points, normal_impulse, offset, dynamic) -> tuple:
     """(order, starts): the rows of `rows` with a touching, pushing point, grouped by island
     (bodies joined through dynamic bodies' rows), each island's rows in their order in `rows`
     and starting at order[starts[g]]; starts ends with len(order)."""
-    parent = np.arange(len(dynamic))
     pushing = np.zeros(len(rows), dtype=np.bool_)
     for r in range(len(rows)):
         p = rows[r]
         for s in range(points[p]):
             pushing[r] |= normal_impulse[p, s] > 0.0 and offset[p, s] == 0.0
-        if pushing[r] and dynamic[a[p]] and dynamic[b[p]]:
-            i, j = _root(parent, a[p]), _root(parent, b[p])
-            parent[max(i, j)] = min(i, j)
-    island = np.full(len(dynamic), -1, dtype=np.int64)  # by root: the island's number
-    label = np.empty(len(rows), dtype=np.int64)
-    count = 0
-    for r in range(len(rows)):
-        if pushing[r]:
-            p = rows[r]
-            root = _root(parent, a[p] if dynamic[a[p]] else b[p])
-            if island[root] < 0:
-                island[root] = count
-                count += 1
-            label[r] = island[root]
+    label, count = row_islands(rows, a, b, dynamic, pushing)
     starts = np.zeros(count + 1, dtype=np.int64)
     for r in range(len(rows)):
         if pushing[r]:

@@ -80,6 +80,31 @@ def awake_bodies(rest_time, dynamic, a, b) -> np.ndarray:
 
 
 @njit(cache=True)
+def row_islands(rows, a, b, dynamic, member) -> tuple:
+    """(island, count): the island of each row of `rows` that is a `member` (bool per row), the
+    rows joined through the dynamic bodies they share (the static and kinematic ones, which no
+    impulse moves, join nothing), numbered from 0 in order of first row; -1 for the others."""
+    parent = np.arange(len(dynamic))
+    for r in range(len(rows)):
+        p = rows[r]
+        if member[r] and dynamic[a[p]] and dynamic[b[p]]:
+            i, j = _root(parent, a[p]), _root(parent, b[p])
+            parent[max(i, j)] = min(i, j)
+    number = np.full(len(dynamic), -1, dtype=np.int64)  # by root
+    island = np.full(len(rows), -1, dtype=np.int64)
+    count = 0
+    for r in range(len(rows)):
+        if member[r]:
+            p = rows[r]
+            root = _root(parent, a[p] if dynamic[a[p]] else b[p])
+            if number[root] < 0:
+                number[root] = count
+                count += 1
+            island[r] = number[root]
+    return island, count
+
+
+@njit(cache=True)
 def _root(label, i) -> int:
     """The island label of body i, halving the path on the way."""
     while label[i] != i:

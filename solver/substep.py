@@ -24,6 +24,7 @@ from .integrate import integrate_positions, integrate_velocities
 from .penalty import _spring_impulses
 from .polish import polish
 from .rolling import resist_rolling
+from .sleep import row_islands
 from .solve_impulse import (
     POLISH_STEPS,
     _curving_targets,
@@ -107,6 +108,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
     unbounded = np.empty((0, POINTS))  # no ceiling on the impulses (_sweep)
     if len(rows) and impulse:
         ceiling = np.empty_like(bias)
+        island, _ = row_islands(rows, a, b, dynamic, np.ones(len(rows), dtype=np.bool_))
         bouncing = _set_targets(rows, a, b, points, normal, normal_rows, separation, slop,
                                 restitution, isolated, thin, incoming, bias, rebound_bias,
                                 normal_impulse, ceiling, velocity, angular_velocity, gravity,
@@ -120,7 +122,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
         _sweep(rows, a, b, points, normal_rows, normal_response, normal_block, normal_inverse,
                subset_inverse, subset_ready, friction_rows, friction_response, friction_mass,
                friction, normal_impulse, friction_impulse, bias, unbounded, velocity,
-               angular_velocity, sweeps, with_friction)
+               angular_velocity, sweeps, with_friction, island)
         polish(rows, a, b, points, normal_rows, normal_response, normal_block, subset_inverse,
                subset_ready, normal_impulse, bias, velocity, angular_velocity, dynamic,
                POLISH_STEPS * sweeps)
@@ -130,7 +132,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
                    normal_inverse, subset_inverse, subset_ready, friction_rows,
                    friction_response, friction_mass, friction, normal_impulse,
                    friction_impulse, rebound_bias, ceiling, velocity, angular_velocity,
-                   sweeps, not with_friction)
+                   sweeps, not with_friction, island)
         remember_incoming(rows, points, separation, slop, normal_impulse, incoming)
         target = np.zeros_like(bias)
         if _push_targets(rows, a, b, points, point, normal, normal_rows, position, velocity,
@@ -143,7 +145,7 @@ def substep(rows, position, orientation, velocity, angular_velocity, mass, inver
                    normal_inverse, subset_inverse, subset_ready, friction_rows,
                    friction_response, friction_mass, friction, np.zeros_like(target),
                    friction_impulse, target, unbounded, pushed, pushed_spin, sweeps,
-                   not with_friction)
+                   not with_friction, island)
         resist_rolling(rows, a, b, points, point, normal, normal_impulse, position,
                        world_inverse, rolling_resistance, angular_velocity)
     elif len(rows):
