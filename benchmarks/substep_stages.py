@@ -62,6 +62,10 @@ def phases():
 
     indexed = len(inspect.signature(linalg.sandwich.py_func).parameters) == 5
     by_island = "dynamic" in inspect.signature(polish.py_func).parameters  # trees after 74da7e4
+    # trees after ac31eac end the sweeps island by island
+    sweeps_by_island = "island" in inspect.signature(_sweep.py_func).parameters
+    if sweeps_by_island:
+        from solver.sleep import row_islands
     inverses = by_index if indexed else by_view
 
     spent: dict[str, float] = {}
@@ -118,10 +122,14 @@ def phases():
         timed("warm start", warm_start, rows, a, b, points, normal_rows, normal_response,
               friction_rows, friction_response, normal_impulse, friction_impulse, bias,
               velocity, angular_velocity)
+        island = ()
+        if sweeps_by_island:
+            island = (timed("sweeps", row_islands, rows, a, b, dynamic,
+                            np.ones(len(rows), dtype=np.bool_))[0],)
         timed("sweeps", _sweep, rows, a, b, points, normal_rows, normal_response,
               normal_block, normal_inverse, subset_inverse, subset_ready, friction_rows,
               friction_response, friction_mass, friction, normal_impulse, friction_impulse,
-              bias, unbounded, velocity, angular_velocity, sweeps, sweeps > 0)
+              bias, unbounded, velocity, angular_velocity, sweeps, sweeps > 0, *island)
         islands = (dynamic,) if by_island else ()
         timed("polish", polish, rows, a, b, points, normal_rows, normal_response, normal_block,
               subset_inverse, subset_ready, normal_impulse, bias, velocity, angular_velocity,
@@ -133,7 +141,7 @@ def phases():
                   normal_block, normal_inverse, subset_inverse, subset_ready, friction_rows,
                   friction_response, friction_mass, friction, normal_impulse,
                   friction_impulse, rebound_bias, ceiling, velocity, angular_velocity, sweeps,
-                  not sweeps > 0)
+                  not sweeps > 0, *island)
         timed("targets", remember_incoming, rows, points, separation, slop, normal_impulse,
               incoming)
         target = np.zeros_like(bias)
@@ -147,7 +155,7 @@ def phases():
                   normal_block, normal_inverse, subset_inverse, subset_ready, friction_rows,
                   friction_response, friction_mass, friction, np.zeros_like(target),
                   friction_impulse, target, unbounded, pushed, pushed_spin, sweeps,
-                  not sweeps > 0)
+                  not sweeps > 0, *island)
         timed("rolling", resist_rolling, rows, a, b, points, point, normal, normal_impulse,
               position, world_inverse_inertia, rolling_resistance, angular_velocity)
         step = np.empty(len(position))
