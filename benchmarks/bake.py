@@ -447,8 +447,8 @@ def header(runs: int, repeats: int, compiled: dict | None, shipped: dict) -> str
     return "\n".join([
         f"Settings (both sides): {scenes.FPS} fps, {scenes.SUBSTEPS} substeps, "
         f"{scenes.ITERATIONS} iterations (at most, on both sides: Bullet stops sooner once its "
-        "residual reaches its threshold, 0 in Blender; Impulse once a sweep changes no "
-        "contact's velocity by more than 1e-6 m/s), restitution "
+        "residual reaches its threshold, 0 in Blender; Impulse, island by island, once a sweep "
+        "changes no contact's velocity by more than 1e-6 m/s), restitution "
         f"{scenes.RESTITUTION} and friction "
         f"{scenes.FRICTION} on every body (pairs multiply), BOX shapes (the demo's chair: a "
         f"compound of BOX parts on both sides), density "
