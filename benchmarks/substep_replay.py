@@ -29,15 +29,18 @@ import solver_alone
 
 HERE = Path(__file__).resolve().parent
 TAG = "REPLAY "
+SETTINGS = "SETTINGS "
 
 
 def capture(key: str, sleeping: str, out: str) -> None:
-    """Simulate the scene with the solver on sys.path, saving each driver call's arguments."""
+    """Simulate the scene with the solver on sys.path, saving each driver call's arguments, and
+    print the world's settings (the same for every tree: they replay these very substeps)."""
     import numpy as np
 
     import solver
     import solver.substep_loop as loop
     import solver.world
+    from solver.bodies import SHAPES
 
     world, frames = solver_alone.world_of(key, sleeping)
     solver.warm_up(world.other_shapes)
@@ -55,6 +58,14 @@ def capture(key: str, sleeping: str, out: str) -> None:
     solver.world.run_substeps, loop.substep = kernel, driver
     with open(out, "wb") as f:
         pickle.dump(saved, f)
+    b = world.bodies
+    names = {code: name for name, code in SHAPES.items()}
+    shapes = ", ".join(names[code] for code in sorted(set(b.shape.tolist())))
+    print(f"{SETTINGS}{len(b)} bodies ({shapes}), {frames} frames at {world.fps:g} fps, "
+          f"{world.substeps} substeps, {world.iterations} iterations, {world.method} method, "
+          f"restitution {sorted(set(b.restitution.tolist()))}, friction "
+          f"{sorted(set(b.friction.tolist()))}, sleeping {sleeping}; {len(saved)} substeps "
+          "saved", flush=True)
 
 
 def replay(path: str, reps: int) -> None:
@@ -106,8 +117,9 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as folder:
         saved = os.path.join(folder, "substeps.pkl")
-        child(args.trees[0], "--capture", saved, "--scene", args.scene, "--sleeping",
-              args.sleeping)
+        out = child(args.trees[0], "--capture", saved, "--scene", args.scene, "--sleeping",
+                    args.sleeping)
+        settings = next(x for x in out.splitlines() if x.startswith(SETTINGS))[len(SETTINGS):]
         times: dict[Path, list[float]] = {tree: [] for tree in args.trees}
         for _ in range(args.runs):
             for tree in args.trees:
@@ -119,6 +131,7 @@ def main() -> None:
           f"each tree's driver from the same saved states; CPU µs per substep, median of "
           f"{args.runs} fresh processes ({args.reps} timed passes each); load average "
           + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
+    print(f"Settings (every tree replays the same substeps): {settings}")
     print()
     print("| tree | µs per substep (range) | ÷ first, pair by pair |")
     print("|---|---|---|")

@@ -14,15 +14,10 @@ G_H = 9.81 / 240  # a substep's fall speed at 24 fps and 10 substeps
 CORNERS = np.array([[-0.5, -0.5, 0.0], [0.5, -0.5, 0.0], [0.5, 0.5, 0.0], [-0.5, 0.5, 0.0]])
 
 
-def _column(masses) -> tuple:
-    """Unit boxes of `masses` (kg, bottom first) stacked on a static ground (body 0), each face
-    resting on the one below at its four corners, all falling at one substep of gravity."""
-    return _columns(masses)
-
-
 def _columns(*columns) -> tuple:
-    """_column for each list of masses, the columns 10 m apart on the one ground (body 0): an
-    island each."""
+    """For each list of masses (kg, bottom first), a column of unit boxes on one static ground
+    (body 0), 10 m apart (an island each), each face resting on the one below at its four
+    corners, all falling at one substep of gravity."""
     pairs, point, position, masses = [], [], [[0.0, 0.0, -0.5]], []
     for c, column in enumerate(columns):
         for k, mass in enumerate(column):
@@ -64,7 +59,7 @@ def _islands(rows, m, dynamic) -> np.ndarray:
 
 
 def test_a_box_landing_flat_is_stopped_in_one_pass_and_the_next_ends_the_sweeps():
-    m, rows, velocity, angular_velocity = _column([1.0])
+    m, rows, velocity, angular_velocity = _columns([1.0])
     assert _sweeps(m, rows, velocity, angular_velocity, 10) == 2
     assert np.abs(velocity).max() < 1e-15 and np.abs(angular_velocity).max() < 1e-15
     # the box's weight over the substep, shared by its four corners
@@ -76,7 +71,7 @@ def test_a_box_landing_flat_is_stopped_in_one_pass_and_the_next_ends_the_sweeps(
 
 def test_sweeps_go_on_while_a_heavy_box_still_settles_on_a_light_one():
     # each pass hands the light box about 1/1000 of the heavy one's weight: far from converged
-    m, rows, velocity, angular_velocity = _column([1.0, 1000.0])
+    m, rows, velocity, angular_velocity = _columns([1.0, 1000.0])
     assert _sweeps(m, rows, velocity, angular_velocity, 10) == 10
     moved = velocity.copy()
     _sweeps(m, rows, velocity, angular_velocity, 1)
@@ -84,7 +79,7 @@ def test_sweeps_go_on_while_a_heavy_box_still_settles_on_a_light_one():
 
 
 def test_stopped_sweeps_leave_no_more_than_the_tolerance_to_change():
-    m, rows, velocity, angular_velocity = _column([1.0, 1.0, 1.0])
+    m, rows, velocity, angular_velocity = _columns([1.0, 1.0, 1.0])
     ran = _sweeps(m, rows, velocity, angular_velocity, 200)
     assert 2 < ran < 200
     settled = velocity.copy()
@@ -94,7 +89,7 @@ def test_stopped_sweeps_leave_no_more_than_the_tolerance_to_change():
 
 
 def test_a_settled_island_is_not_swept_again_while_another_still_settles():
-    alone = _column([1.0, 1.0, 1.0])
+    alone = _columns([1.0, 1.0, 1.0])
     ran = _sweeps(*alone, 200)
     both = _columns([1.0, 1.0, 1.0], [1.0, 1000.0])
     m, rows, velocity, angular_velocity = both
