@@ -40,6 +40,53 @@ def flat(shape: np.ndarray) -> np.ndarray:
 APART_ROUNDING = 1e-9
 
 
+# The arrays each substep writes before it reads them (prepare_rows, the targets), as
+# (shape per row, dtype): they carry nothing from one set of rows to the next, so a World
+# gives each new set the same buffers (RowScratch).
+_SCRATCH = {
+    "bias": ((POINTS,), np.float64),  # -(target v_n) while the pair is pressed
+    "rebound_bias": ((POINTS,), np.float64),  # the same, then, for the bounce
+    "normal_rows": ((POINTS, 12), np.float64),
+    "normal_response": ((POINTS, 12), np.float64),  # M⁻¹Jᵀ
+    "normal_block": ((POINTS, POINTS), np.float64),  # J M⁻¹ Jᵀ
+    "normal_inverse": ((POINTS, POINTS), np.float64),  # its pseudo-inverse
+    # the same on each subset of points (for contact sets), filled on demand each substep
+    "subset_inverse": ((SUBSETS, POINTS, POINTS), np.float64),
+    "subset_ready": ((SUBSETS,), np.bool_),
+    "friction_rows": ((POINTS, 2, 12), np.float64),
+    "friction_response": ((POINTS, 2, 12), np.float64),
+    "friction_mass": ((POINTS, 2), np.float64),
+}
+
+
+class RowScratch:
+    """The per-substep solver arrays (_SCRATCH) for a World's rows, reused by each new set.
+
+    They are 4.7 KB of a row's 5.6. Made afresh for every new set of rows, the kernel zeroed
+    every page of them again on first touch: the burst of 500 boxes makes 9 new sets of up to
+    124,750 rows in its first frame, and spent 1.7 s of that frame's 4.8 in page faults.
+    A new set's normal blocks and subset flags start cleared, as fresh arrays would be:
+    prepare_rows keeps the pseudo-inverses of a block equal to the one it finds there."""
+
+    def __init__(self):
+        self._buffers = self._made(0)
+
+    @staticmethod
+    def _made(capacity: int) -> dict[str, np.ndarray]:
+        return {name: np.zeros((capacity, *tail), dtype)
+                for name, (tail, dtype) in _SCRATCH.items()}
+
+    def rows(self, count: int) -> dict[str, np.ndarray]:
+        """Views of `count` rows of each array, grown (by half at least) when too short."""
+        capacity = len(self._buffers["bias"])
+        if count > capacity:
+            self._buffers = self._made(max(count, capacity + capacity // 2))
+        views = {name: buffer[:count] for name, buffer in self._buffers.items()}
+        views["normal_block"][:] = 0.0
+        views["subset_ready"][:] = False
+        return views
+
+
 class Manifolds:
     """One row per candidate pair of the frame (pairs (P, 2), sorted), holding up to four points;
     rows are recollided or refreshed every substep and their solver rows rewritten (prepare).
@@ -50,7 +97,7 @@ class Manifolds:
     bodies' motion instead of colliding again (Box2D v3).
     """
 
-    def __init__(self, pairs, friction, restitution, slop, drift):
+    def __init__(self, pairs, friction, restitution, slop, drift, scratch=None):
         count = len(pairs)
         self.pairs = pairs
         self.a, self.b = pairs[:, 0].copy(), pairs[:, 1].copy()
@@ -75,20 +122,17 @@ class Manifolds:
         self.normal_impulse = np.zeros((count, POINTS))  # accumulated, per substep
         self.friction_impulse = np.zeros((count, POINTS, 2))  # along t1, t2
         self.incoming = np.zeros((count, POINTS))  # arrival speed carried to the touch
-        self.bias = np.zeros((count, POINTS))  # -(target v_n) while the pair is pressed
-        self.rebound_bias = np.zeros((count, POINTS))  # the same, then, for the bounce
-        self.normal_rows = np.zeros((count, POINTS, 12))
-        self.normal_response = np.zeros((count, POINTS, 12))  # M⁻¹Jᵀ
-        self.normal_block = np.zeros((count, POINTS, POINTS))  # J M⁻¹ Jᵀ
-        self.normal_inverse = np.zeros((count, POINTS, POINTS))  # its pseudo-inverse
         # and its eigenvectors, where the next block's search starts (zero: not yet found)
         self.normal_vectors = np.zeros((count, POINTS, POINTS))
-        # the same on each subset of points (for contact sets), filled on demand each substep
-        self.subset_inverse = np.zeros((count, SUBSETS, POINTS, POINTS))
-        self.subset_ready = np.zeros((count, SUBSETS), dtype=np.bool_)
-        self.friction_rows = np.zeros((count, POINTS, 2, 12))
-        self.friction_response = np.zeros((count, POINTS, 2, 12))
-        self.friction_mass = np.zeros((count, POINTS, 2))
+        # what each substep works out afresh (_SCRATCH): from the World's buffers if given
+        rows = (scratch or RowScratch()).rows(count)
+        self.bias, self.rebound_bias = rows["bias"], rows["rebound_bias"]
+        self.normal_rows, self.normal_response = rows["normal_rows"], rows["normal_response"]
+        self.normal_block, self.normal_inverse = rows["normal_block"], rows["normal_inverse"]
+        self.subset_inverse, self.subset_ready = rows["subset_inverse"], rows["subset_ready"]
+        self.friction_rows = rows["friction_rows"]
+        self.friction_response = rows["friction_response"]
+        self.friction_mass = rows["friction_mass"]
 
     def __len__(self) -> int:
         return len(self.a)
@@ -120,9 +164,10 @@ def isolated_rows(active, a, b, movable, isolated) -> None:
                        and (not movable[b[p]] or touching[b[p]] == 1))
 
 
-def new_manifolds(pairs, bodies, restitution_rule, friction_rule, slop) -> Manifolds:
+def new_manifolds(pairs, bodies, restitution_rule, friction_rule, slop,
+                  scratch: RowScratch | None = None) -> Manifolds:
     """Empty rows for candidate pairs (P, 2), with the pairs' combined materials, slop and
-    drift.
+    drift; their per-substep arrays from `scratch` if given.
 
     Drift is how far a pair may move (relative translation plus turns times radii) before its
     narrow phase runs again; the world widens the narrow phase's margin by it less the slop,
@@ -141,7 +186,7 @@ def new_manifolds(pairs, bodies, restitution_rule, friction_rule, slop) -> Manif
     drift = np.where(wide, np.maximum(slop, np.sqrt(slop * np.minimum(size[a], size[b]))), slop)
     m = Manifolds(pairs, combine(friction_rule, bodies.friction[a], bodies.friction[b]),
                   combine(restitution_rule, bodies.restitution[a], bodies.restitution[b]),
-                  slop, drift)
+                  slop, drift, scratch)
     m.thin[:] = (bodies.shape[a] == MESH) | (bodies.shape[b] == MESH)
     return m
 

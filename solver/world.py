@@ -41,7 +41,7 @@ from .bodies import (
 )
 from .body_shapes import shape_parts
 from .broadphase import sweep_and_prune
-from .constraints import Manifolds, flat, new_manifolds, warm_start
+from .constraints import Manifolds, RowScratch, flat, new_manifolds, warm_start
 from .contact_rows import carried, carry_over, collide_rows, grown_boxes, kept_rows, rows_to_solve
 from .geometry import Geometry
 from .impact import advance_to_impact
@@ -101,6 +101,7 @@ class World:
         self._awake = np.zeros(0, dtype=bool)
         self._contacts: Manifolds | None = None  # contact rows of the frame's candidate pairs
         self._pairs = np.zeros((0, 2), dtype=np.int64)  # those pairs
+        self._scratch = RowScratch()  # the per-substep arrays every new set of rows reuses
         self._room = (np.zeros((0, 3)), np.zeros((0, 4)), np.zeros(0))  # poses and reach then
         self._radius = np.zeros(0)  # bounding radius about the centre of mass
         self._speculative = np.zeros(0)  # speculative distance (capped for tiny bodies)
@@ -108,6 +109,14 @@ class World:
         self._contact_count = 0
         self._max_penetration = 0.0
         self._push_out_work = 0.0
+
+    def __getstate__(self) -> dict:
+        """Pickled without the rows' reusable buffers: a copy makes its own when it steps (and
+        a World pickled by a solver without them loads)."""
+        return {name: value for name, value in vars(self).items() if name != "_scratch"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _scratch=RowScratch())
 
     @property
     def other_shapes(self) -> bool:
@@ -483,7 +492,7 @@ class World:
                 self._collide_rows(m, np.flatnonzero(stale), rotations, h)
         else:
             m = new_manifolds(pairs, b, self.restitution_combine, self.friction_combine,
-                              self._slop())
+                              self._slop(), self._scratch)
             rows, source = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
             if old is not None and stale is not None and len(m):
                 rows, source = kept_rows(m.a, m.b, old.a, old.b, stale)

@@ -1,18 +1,23 @@
 """constraints.prepare_rows keeps a manifold's pseudo-inverses (the whole set's and its subsets')
-while its block stays the same and works them out again once the block changes."""
+while its block stays the same and works them out again once the block changes; a World's new
+set of rows reuses the last set's per-substep arrays (RowScratch) but none of its
+pseudo-inverses."""
+
+import itertools
+import pickle
 
 import numpy as np
 
-from solver import linalg
-from solver.constraints import CUTOFF, POINTS, Manifolds, prepare
+from solver import World, linalg
+from solver.constraints import CUTOFF, POINTS, Manifolds, RowScratch, prepare
 
 CORNERS = np.array([[-0.5, -0.5, 0.0], [0.5, -0.5, 0.0], [0.5, 0.5, 0.0], [-0.5, 0.5, 0.0]])
 
 
-def _box_on_ground() -> tuple:
+def _box_on_ground(scratch: RowScratch | None = None) -> tuple:
     """One manifold: a 1 kg unit box lying on a static ground, its four corners touching."""
     one = np.array([5e-4])
-    m = Manifolds(np.array([[0, 1]]), np.array([0.5]), np.array([0.0]), one, one)
+    m = Manifolds(np.array([[0, 1]]), np.array([0.5]), np.array([0.0]), one, one, scratch)
     m.points[0] = POINTS
     m.point[0] = CORNERS
     m.normal[0] = (0.0, 0.0, 1.0)
@@ -95,3 +100,56 @@ def test_a_search_from_a_nearby_blocks_eigenvectors_ends_sooner_with_the_same_re
     assert np.allclose(warm, cold, rtol=0.0, atol=1e-13 * np.abs(cold).max())
     assert np.allclose(warm @ block @ warm, warm, atol=1e-12)  # a pseudo-inverse: A⁺ A A⁺ = A⁺
     assert np.allclose(vectors.T @ vectors, np.eye(POINTS), atol=1e-14)
+
+
+def test_new_rows_reuse_the_buffers_but_not_the_pseudo_inverses_left_there():
+    scratch = RowScratch()
+    old, rows, position, inverse_mass, world_inverse = _box_on_ground(scratch)
+    prepare(old, rows, position, inverse_mass, world_inverse)
+    old.normal_inverse[0] = 7.0  # left behind beside the very block the next box will have
+    old.subset_inverse[0] = 7.0
+    old.subset_ready[0] = True
+    new = _box_on_ground(scratch)[0]
+    assert np.shares_memory(new.subset_inverse, old.subset_inverse)
+    assert not new.normal_block.any() and not new.subset_ready.any()
+    prepare(new, rows, position, inverse_mass, world_inverse)
+    assert np.array_equal(new.normal_inverse[0], _fresh_inverse(new))
+    assert not new.subset_ready[0, 0b0011]
+
+
+def _bouncing_box() -> World:
+    """A lively box bouncing on a static ground: its pair is found, lost and found again."""
+    world = World(sleeping=False)
+    world.add_body(shape="box", size=(5.0, 5.0, 0.5), position=(0.0, 0.0, -0.5), kind="static",
+                   restitution=1.0)
+    world.add_body(shape="box", size=(0.5, 0.5, 0.5), position=(0.0, 0.0, 2.0), restitution=0.9)
+    return world
+
+
+def test_a_world_steps_every_new_set_of_rows_in_the_same_buffers():
+    world = _bouncing_box()
+    sets = []
+    for _ in range(96):
+        world.step()
+        latest = world._contacts
+        if latest is not None and len(latest) and all(m is not latest for m in sets):
+            sets.append(latest)
+    largest, shared = len(sets[0]), 0
+    for before, after in itertools.pairwise(sets):
+        if len(after) <= largest:  # within the buffers the sets before it had
+            assert np.shares_memory(after.normal_rows, before.normal_rows)
+            shared += 1
+        largest = max(largest, len(after))
+    assert shared >= 1
+
+
+def test_a_copied_world_steps_as_the_original_with_buffers_of_its_own():
+    world = _bouncing_box()
+    for _ in range(30):
+        world.step()
+    saved = pickle.dumps(world)
+    assert b"RowScratch" not in saved  # loads where the solver has no such buffers
+    copy = pickle.loads(saved)
+    ours, theirs = world.simulate(30), copy.simulate(30)
+    assert np.array_equal(ours.positions, theirs.positions)
+    assert not np.shares_memory(world._contacts.normal_rows, copy._contacts.normal_rows)
