@@ -95,6 +95,9 @@ class Manifolds:
     for a sphere, the distance from its centre along the normal), so while a pair moves less
     than its tolerance since its last narrow phase, the separation is refreshed from the
     bodies' motion instead of colliding again (Box2D v3).
+
+    The arrays each substep works out afresh are views of `scratch` (a World's RowScratch),
+    which the World's next set of rows takes over, or arrays of its own without one.
     """
 
     def __init__(self, pairs, friction, restitution, slop, drift, scratch=None):
